@@ -1,0 +1,16 @@
+"""Suite-wide fixtures. Services come from the environment: `make test` sets REDIS_URL (embedded
+Redis unless given) and DATABASE_URL when testing against PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        pytest.fail("REDIS_URL is not set: run the suite with `make test`, which provides Redis")
+    return url

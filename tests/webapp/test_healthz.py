@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.test import Client, override_settings
+
+from webapp.celery import QUEUES
+from webapp.celery import app as celery_app
+from webapp.core import health
+
+pytestmark = pytest.mark.django_db
+
+COMPONENTS = {"database", "redis", "workers", "lean", "gpu", "serving_model"}
+
+
+def test_it_reports_every_component(client: Client) -> None:
+    response = client.get("/healthz")
+    body = response.json()
+    assert set(body["components"]) == COMPONENTS
+    assert body["components"]["database"]["ok"] is True
+    assert body["components"]["redis"]["ok"] is True
+    assert response.status_code == 200
+
+
+def test_it_says_why_lean_is_unavailable(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LEAN_REPL_CMD", raising=False)
+    lean = client.get("/healthz").json()["components"]["lean"]
+    if lean["ok"]:
+        pytest.skip("a Lean REPL is installed on this machine")
+    assert "make lean" in lean["detail"] or "LEAN_REPL_CMD" in lean["detail"]
+
+
+def test_it_is_down_with_503_when_redis_is_unreachable(client: Client) -> None:
+    with override_settings(REDIS_URL="redis://127.0.0.1:1/0"):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "down"
+    assert body["components"]["redis"]["ok"] is False
+
+
+def test_it_reports_no_serving_checkpoint_on_a_fresh_install(client: Client, tmp_path) -> None:
+    with override_settings(CHECKPOINT_ROOT=tmp_path):
+        serving = client.get("/healthz").json()["components"]["serving_model"]
+    assert serving["ok"] is False
+    assert serving["data"]["checkpoint"] is None
+
+
+@pytest.fixture
+def live_worker() -> Iterator[None]:
+    # A real worker thread consuming every queue through the real broker.
+    celery_app.loader.import_module("celery.contrib.testing.tasks")
+    with start_worker(
+        celery_app,
+        queues=list(QUEUES),
+        pool="solo",
+        perform_ping_check=False,
+        shutdown_timeout=10,
+    ):
+        yield
+
+
+def test_it_lists_the_workers_of_each_queue(live_worker: None) -> None:
+    workers = health.check_workers(timeout_s=2.0)
+    assert workers.ok, workers.detail
+    assert all(workers.data["queues"][queue] for queue in QUEUES)
+
+
+def test_it_names_the_queues_without_a_worker() -> None:
+    workers = health.check_workers(timeout_s=0.5)
+    # No worker runs in this test (the live_worker fixture is not used).
+    assert workers.ok is False
+    assert "no worker for: lean, prover, train" in workers.detail

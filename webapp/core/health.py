@@ -1,0 +1,138 @@
+"""Status of every component the product needs, for /healthz and the admin status page.
+
+Each check is a plain function returning a Component; none raises. A component that is
+missing is reported with the reason and what to do, never hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import connection
+
+from webapp.celery import QUEUES
+from webapp.celery import app as celery_app
+
+
+@dataclass
+class Component:
+    ok: bool
+    detail: str
+    # Core components make the service unusable when down; the others degrade it.
+    core: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def check_database() -> Component:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "down"; say which
+        return Component(False, f"database unreachable: {exc}", core=True)
+    return Component(True, f"{connection.vendor} reachable", core=True)
+
+
+def check_redis() -> Component:
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        return Component(False, f"Redis at {_redacted(settings.REDIS_URL)} unreachable: {exc}", core=True)
+    finally:
+        client.close()
+    return Component(True, f"Redis at {_redacted(settings.REDIS_URL)} answers", core=True)
+
+
+def check_workers(timeout_s: float = 1.0) -> Component:
+    """Which Celery workers consume which queue (asks the live workers over the broker)."""
+    try:
+        replies = celery_app.control.inspect(timeout=timeout_s).active_queues() or {}
+    except Exception as exc:  # broker down: kombu raises several types
+        return Component(False, f"cannot reach the broker to ask workers: {exc}")
+    by_queue: dict[str, list[str]] = {name: [] for name in QUEUES}
+    for worker, queues in replies.items():
+        for queue in queues:
+            by_queue.setdefault(queue["name"], []).append(worker)
+    missing = [name for name in QUEUES if not by_queue[name]]
+    detail = "every queue has a worker" if not missing else f"no worker for: {', '.join(missing)}"
+    return Component(not missing, detail, data={"queues": by_queue})
+
+
+def check_lean() -> Component:
+    from tutor.lean import lean_status
+
+    status = lean_status()
+    return Component(
+        status.available,
+        status.reason,
+        data={"sandboxed": status.sandboxed, "repl_command": status.repl_command},
+    )
+
+
+@cache
+def _gpu_probe() -> tuple[bool, str]:
+    # torch is imported only here, once: the web process has no other use for it.
+    if not shutil.which("nvidia-smi"):
+        return False, "no GPU on the web host (no nvidia-smi); the prover runs on CPU"
+    import torch
+
+    if not torch.cuda.is_available():
+        return False, "nvidia-smi present but torch sees no CUDA device"
+    names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    return True, ", ".join(names)
+
+
+def check_gpu() -> Component:
+    present, detail = _gpu_probe()
+    return Component(present, detail, data={"present": present})
+
+
+def check_serving_model() -> Component:
+    pointer = settings.CHECKPOINT_ROOT / "serving.json"
+    if not pointer.exists():
+        return Component(
+            False,
+            "no checkpoint promoted to serving yet; the prover uses its base model",
+            data={"checkpoint": None},
+        )
+    try:
+        serving = json.loads(pointer.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        return Component(False, f"serving pointer {pointer} unreadable: {exc}")
+    return Component(True, f"serving {serving.get('checkpoint')}", data=serving)
+
+
+CHECKS = {
+    "database": check_database,
+    "redis": check_redis,
+    "workers": check_workers,
+    "lean": check_lean,
+    "gpu": check_gpu,
+    "serving_model": check_serving_model,
+}
+
+
+def system_status() -> dict[str, Any]:
+    components = {name: check() for name, check in CHECKS.items()}
+    if any(c.core and not c.ok for c in components.values()):
+        overall = "down"
+    elif all(c.ok for c in components.values()):
+        overall = "ok"
+    else:
+        overall = "degraded"
+    return {"status": overall, "components": {k: asdict(v) for k, v in components.items()}}
+
+
+def _redacted(url: str) -> str:
+    """Hide a password in a Redis URL before it reaches a page or a log."""
+    if "@" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://***@{rest.split('@', 1)[1]}"
