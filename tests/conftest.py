@@ -7,6 +7,9 @@ import os
 
 import pytest
 
+# Shared fixtures (the tiny model for prover and training tests).
+pytest_plugins = ["tests.support.fixtures"]
+
 
 @pytest.fixture(scope="session")
 def redis_url() -> str:

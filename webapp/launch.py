@@ -31,6 +31,20 @@ def _lean_hint() -> str | None:
     return None if status.available else status.reason
 
 
+def _offer_lean_install(hint: str, wait_s: float = 20.0) -> bool:
+    """Ask (on a terminal only, with a timeout) whether to run the Lean installer now."""
+    import select
+
+    if not sys.stdin.isatty() or os.environ.get("LEANCOACH_OFFER_LEAN", "1") == "0":
+        return False
+    print(f"\n[lean] {hint}\n       Install Lean now with `make lean`? [y/N] ", end="", flush=True)
+    ready, _, _ = select.select([sys.stdin], [], [], wait_s)
+    if not ready or sys.stdin.readline().strip().lower() not in {"y", "yes"}:
+        print("\n       Not now.", flush=True)
+        return False
+    return subprocess.call(["bash", str(ROOT / "scripts" / "install_lean.sh")], cwd=ROOT) == 0
+
+
 def _port_is_free(port: int) -> bool:
     import socket
 
@@ -56,6 +70,8 @@ def main() -> int:
     _manage("seed_demo")
 
     hint = _lean_hint()
+    if hint and _offer_lean_install(hint):
+        hint = _lean_hint()
     if hint:
         print(
             "\n[lean] The Lean checker is unavailable: " + hint + "\n"
@@ -69,7 +85,9 @@ def main() -> int:
     if not _port_is_free(port):
         port = free_port()
     env["LEANCOACH_HOST"], env["LEANCOACH_PORT"] = host, str(port)
-    print(f"\nLeanCoach is starting at http://{host}:{port}/  (Ctrl-C stops everything)\n", flush=True)
+    print(
+        f"\nLeanCoach is starting at http://{host}:{port}/  (Ctrl-C stops everything)\n", flush=True
+    )
     honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "start", *processes]
     try:
         return subprocess.call(honcho, env=env, cwd=ROOT)

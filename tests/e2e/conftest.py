@@ -113,7 +113,9 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
 def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
     var_dir = tmp_path_factory.mktemp("live-var")
     port = free_port()
-    stack = LiveStack(url=f"http://127.0.0.1:{port}", env=_stack_env(var_dir, port), log_dir=var_dir)
+    stack = LiveStack(
+        url=f"http://127.0.0.1:{port}", env=_stack_env(var_dir, port), log_dir=var_dir
+    )
     stack.manage("migrate", "--noinput", "-v", "0")
     stack.manage("seed_demo")
     stack.manage(

@@ -120,3 +120,16 @@ class CheckResult:
             elapsed_s=float(data.get("elapsed_s", 0.0)),
             axioms=data.get("axioms"),
         )
+
+
+@dataclass(frozen=True)
+class LeanStatus:
+    """Whether Lean checks can run here (for /healthz and the UI); computed cheaply."""
+
+    available: bool
+    reason: str  # a sentence a user can act on
+    repl_command: list[str] | None
+    sandboxed: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -44,7 +44,9 @@ def check_redis() -> Component:
     try:
         client.ping()
     except redis.RedisError as exc:
-        return Component(False, f"Redis at {_redacted(settings.REDIS_URL)} unreachable: {exc}", core=True)
+        return Component(
+            False, f"Redis at {_redacted(settings.REDIS_URL)} unreachable: {exc}", core=True
+        )
     finally:
         client.close()
     return Component(True, f"Redis at {_redacted(settings.REDIS_URL)} answers", core=True)

@@ -6,6 +6,7 @@ Everything that differs between machines comes from the environment via webapp.s
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 
@@ -78,10 +79,10 @@ TEMPLATES = [
 ]
 
 
-def _database_from_env() -> dict:
+def _database_from_env() -> dict[str, Any]:
     url = env_str("DATABASE_URL")
     if url:
-        return dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0))
+        return dict(dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)))
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "ENGINE": "django.db.backends.sqlite3",
@@ -140,7 +141,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS: list[Any] = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 
 # Where trained checkpoints live and which one serves (training.checkpoints owns the layout).

@@ -1,0 +1,559 @@
+"""A protocol test double for the Lean REPL (leanprover-community/repl). Tests only.
+
+Run as a real subprocess: `python tests/fakes/fake_repl.py`. It reads requests separated
+by blank lines on stdin and writes pretty-printed JSON replies, each followed by a blank
+line, exactly like the REPL. It does not understand Lean: it answers from what the request
+contains, in the formats real Lean emits (LEAN_CHECKING.md).
+
+Requests
+- `{"cmd": str}` (no env): a fresh environment; `import X` lines are recorded (each
+  costs FAKE_REPL_IMPORT_DELAY_S seconds, default 0, to mimic Mathlib's import time).
+- `{"cmd": str, "env": n}`: runs against env n (`{"message": "Unknown environment."}` if n
+  is unknown; an `import` line there is an error, as in Lean).
+- `{"path": str, "env"?: n}`: the file's text as a cmd.
+- `{"tactic": str, "proofState": n}`: see "Tactic mode" below.
+- anything else: `{"message": "Lean error: ..."}`.
+
+What a cmd produces (line numbers are 1-based within the cmd, as the REPL reports)
+- `theorem|lemma|def|instance|abbrev NAME` declares NAME (namespaces applied); `axiom NAME`
+  declares an axiom. A declaration's axioms: `sorryAx` if its text holds `sorry`,
+  `Lean.ofReduceBool` if it holds `native_decide`, any user axiom it mentions, and
+  propext/Classical.choice/Quot.sound if it mentions `classical`, `by_contra` or
+  `Classical`.
+- each `sorry` gives a "sorries" entry (goal from the declaration's binders and type,
+  e.g. `theorem t (n : Nat) : n + 0 = n := by sorry` -> "n : Nat\n⊢ n + 0 = n", with a
+  fresh proofState) and a "declaration uses 'sorry'" warning at the declaration name.
+- `#print axioms NAME`: "'NAME' depends on axioms: [a, b]" / "'NAME' does not depend on
+  any axioms" (info), or "unknown constant 'NAME'" (error).
+- `#check @NAME`: info "NAME : <type>" when NAME is declared in the env or is in the
+  fake library (FAKE_LIBRARY below, plus FAKE_REPL_LIBRARY="a,b"), else
+  "unknown identifier 'NAME'" (error).
+- Wording: old Lean ('quotes', lower case) by default; FAKE_REPL_WORDING=new, or a line
+  `-- fake: wording new` in the cmd, switches to new Lean (`backticks`, capitals).
+
+Markers (a comment line in the Lean code; the marker's line is where messages point)
+- `-- fake: error KIND`   a canned error at that line; KIND is a key of CANNED_ERRORS
+                          (unsolved_goals, type_mismatch, app_type_mismatch,
+                          unknown_identifier, unknown_constant, linarith_failed,
+                          omega_failed, simp_no_progress, rewrite_failed, syntax,
+                          timeout, no_goals)
+- `-- fake: hang`         never answer (tests the timeout)
+- `-- fake: sleep S`      answer after S seconds (busy pools, benchmarks)
+- `-- fake: crash`        write half a reply and exit with code 3
+- `-- fake: garbage`      answer with text that is not JSON, then a blank line
+- `-- fake: grow-memory`  allocate 16 MB blocks until MemoryError (then die like Lean:
+                          "INTERNAL PANIC: out of memory", exit 1) or until
+                          FAKE_REPL_GROW_LIMIT_MB (default 1024) is reached without a
+                          limit stopping it; then it answers with an info message saying so
+- `-- fake: reply JSON`   answer exactly JSON (any canned reply)
+- `-- fake: stats`        info message "pid=P imports=I commands=C" (pool reuse tests)
+- `-- fake: environ`      info message: the sorted environment variable names, the cwd, and
+                          whether the cwd is writable (sandbox tests)
+
+Tactic mode
+Each sorry and each tactic reply creates a proofState holding a list of goals. A tactic on
+a state looks up (first goal's text, tactic) in the table, else fails like Lean:
+- built in: `rfl` closes `⊢ a = a` when both sides are the same text; `trivial` closes
+  `⊢ True`; `intro h` turns `⊢ P → Q` into `h : P\n⊢ Q`; `constructor` splits `⊢ P ∧ Q`;
+  `sorry` closes the goal with status "Incomplete: contains sorry"; `skip` keeps it.
+- FAKE_REPL_TACTICS=/path/to/table.json: a list of
+  {"goal": "<exact goal text>", "tactic": "<tactic>", "goals": ["<next goal>", ...]}
+  ("goals": [] closes the goal) or {"goal", "tactic", "error": "<Lean message>"};
+  the table is consulted before the built-in rules.
+Replies: {"proofState": n, "goals": [...], "proofStatus": "Completed" |
+"Incomplete: open goals remain" | "Incomplete: contains sorry" | "Error: ..."}; a failing
+tactic also carries messages with pos 0:0, as tactic mode does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+FAKE_LIBRARY = {
+    "Nat.add_comm": "∀ (n m : ℕ), n + m = m + n",
+    "Nat.add_zero": "∀ (n : ℕ), n + 0 = n",
+    "Nat.succ_le_iff": "∀ {m n : ℕ}, m.succ ≤ n ↔ m < n",
+    "add_comm": "∀ {G : Type u_1} [inst : AddCommMagma G] (a b : G), a + b = b + a",
+    "mul_pos": "∀ {α : Type u_1} [inst : Mul α] [inst_1 : Zero α] {a b : α}, 0 < a → 0 < b → 0 < a * b",
+    "le_refl": "∀ {α : Type u_1} [inst : Preorder α] (a : α), a ≤ a",
+}
+
+ALLOWED_TRIO = ["propext", "Classical.choice", "Quot.sound"]
+
+
+def canned_errors(new: bool) -> dict[str, str]:
+    """Lean's messages in the old ('quotes') or new (`backticks`, capitals) wording."""
+    q = (lambda s: f"`{s}`") if new else (lambda s: f"'{s}'")
+    return {
+        "unsolved_goals": "unsolved goals\ncase h\nx : ℕ\nh : 0 < x\n⊢ 0 < x * x",
+        "type_mismatch": (
+            ("Type mismatch" if new else "type mismatch")
+            + "\n  h\nhas type\n  x < 2 : Prop\nbut is expected to have type\n  x < 1 : Prop"
+        ),
+        "app_type_mismatch": (
+            "Application type mismatch: The argument\n  h\nhas type\n  x < 2"
+            if new
+            else "application type mismatch\n  f h\nargument\n  h\nhas type\n  x < 2 : Prop"
+        ),
+        "unknown_identifier": f"{'Unknown' if new else 'unknown'} identifier {q('foo')}",
+        "unknown_constant": f"{'Unknown' if new else 'unknown'} constant {q('Nat.foo')}",
+        "linarith_failed": (
+            "linarith failed to find a contradiction\ncase a\nx : ℕ\nh : x < 2\na✝ : x ≥ 5\n⊢ False failed"
+        ),
+        "omega_failed": (
+            "omega could not prove the goal:\na possible counterexample may satisfy the "
+            "constraints\n  c ≥ 0\n  b ≥ 0\nwhere\n b := x\n c := y"
+        ),
+        "simp_no_progress": f"{q('simp')} made no progress" if new else "simp made no progress",
+        "rewrite_failed": (
+            "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  a + 0\n"
+            "in the target expression\n  a + b = b + a\n\na b : ℕ\n⊢ a + b = b + a"
+            if new
+            else "tactic 'rewrite' failed, did not find instance of the pattern in the target "
+            "expression\n  a + 0\na b : ℕ\n⊢ a + b = b + a"
+        ),
+        "syntax": "unexpected token 'at'; expected term",
+        "timeout": (
+            "(deterministic) timeout at `whnf`, maximum number of heartbeats (200000) has been "
+            "reached\nUse `set_option maxHeartbeats <num>` to set the limit."
+        ),
+        "no_goals": "No goals to be solved" if new else "no goals to be solved",
+    }
+
+
+@dataclass
+class Decl:
+    name: str
+    axioms: list[str]
+    type_text: str
+
+
+@dataclass
+class Env:
+    imports: list[str] = field(default_factory=list)
+    decls: dict[str, Decl] = field(default_factory=dict)
+
+
+@dataclass
+class State:
+    envs: list[Env] = field(default_factory=list)
+    proof_states: list[list[str]] = field(default_factory=list)
+    imports_run: int = 0
+    commands: int = 0
+
+
+MARKER = re.compile(r"--\s*fake:\s*(?P<what>[\w-]+)\s*(?P<arg>.*)$")
+DECL = re.compile(
+    r"^\s*(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*(theorem|lemma|def|instance|abbrev)\s+([^\s:({\[]+)"
+)
+AXIOM = re.compile(r"^\s*axiom\s+([^\s:({\[]+)\s*(.*)$")
+
+
+def main() -> None:
+    state = State()
+    tactics_table = load_tactics_table()
+    for request in read_requests():
+        reply = answer(state, request, tactics_table)
+        if reply is not None:
+            write_reply(reply)
+
+
+def read_requests() -> Any:
+    lines: list[str] = []
+    for raw in sys.stdin:
+        line = raw.rstrip("\n")
+        if line.strip():
+            lines.append(line)
+            continue
+        if lines:
+            text = "\n".join(lines)
+            lines = []
+            try:
+                yield json.loads(text)
+            except json.JSONDecodeError as exc:
+                write_reply({"message": f"Could not parse JSON:\n{exc}"})
+    if lines:
+        yield json.loads("\n".join(lines))
+
+
+def write_reply(reply: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(reply, indent=2, ensure_ascii=False) + "\n\n")
+    sys.stdout.flush()
+
+
+def answer(
+    state: State, request: dict[str, Any], table: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    state.commands += 1
+    if "tactic" in request:
+        return run_tactic(state, str(request["tactic"]), request.get("proofState"), table)
+    if "path" in request:
+        try:
+            with open(request["path"], encoding="utf-8") as handle:
+                request = {**request, "cmd": handle.read()}
+        except OSError as exc:
+            return {"message": f"Lean error:\n{exc}"}
+    if "cmd" not in request:
+        return {"message": "Lean error:\nunsupported request"}
+    return run_command(state, str(request["cmd"]), request.get("env"))
+
+
+def run_command(state: State, cmd: str, env_id: Any) -> dict[str, Any] | None:
+    lines = cmd.split("\n")
+    new_wording = os.environ.get("FAKE_REPL_WORDING") == "new"
+    for line in lines:
+        m = MARKER.search(line)
+        if m and m.group("what") == "wording":
+            new_wording = m.group("arg").strip() == "new"
+    messages: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, start=1):
+        m = MARKER.search(line)
+        if not m:
+            continue
+        early = act_on_marker(
+            state, m.group("what"), m.group("arg").strip(), number, messages, new_wording
+        )
+        if early is not None:
+            return early if early != {} else None
+    if env_id is None:
+        env = Env()
+    else:
+        if not isinstance(env_id, int) or not 0 <= env_id < len(state.envs):
+            return {"message": "Unknown environment."}
+        base = state.envs[env_id]
+        env = Env(list(base.imports), dict(base.decls))
+    sorries: list[dict[str, Any]] = []
+    elaborate(state, env, lines, env_id is None, messages, sorries, new_wording)
+    state.envs.append(env)
+    reply: dict[str, Any] = {"env": len(state.envs) - 1}
+    if messages:
+        reply["messages"] = messages
+    if sorries:
+        reply["sorries"] = sorries
+    return reply
+
+
+def act_on_marker(
+    state: State, what: str, arg: str, line: int, messages: list[dict[str, Any]], new: bool
+) -> dict[str, Any] | None:
+    """A reply to send instead of elaborating ({} = send nothing), or None to go on."""
+    if what == "hang":
+        while True:
+            time.sleep(3600)
+    if what == "sleep":
+        time.sleep(float(arg or 1))
+    elif what == "crash":
+        sys.stdout.write('{\n  "env": ')
+        sys.stdout.flush()
+        sys.stderr.write("fake REPL: crashing on request\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif what == "garbage":
+        sys.stdout.write("uncaught exception: this is not JSON\n\n")
+        sys.stdout.flush()
+        return {}
+    elif what == "grow-memory":
+        return grow_memory(line)
+    elif what == "reply":
+        return json.loads(arg)
+    elif what == "stats":
+        text = f"pid={os.getpid()} imports={state.imports_run} commands={state.commands}"
+        messages.append(message("info", line, 0, text))
+    elif what == "environ":
+        cwd = os.getcwd()
+        here = os.path.dirname(os.path.abspath(__file__))
+        text = json.dumps(
+            {
+                "env": sorted(os.environ),
+                "cwd": cwd,
+                "script_dir_writable": os.access(here, os.W_OK),
+                "pid": os.getpid(),
+            }
+        )
+        messages.append(message("info", line, 0, text))
+    elif what == "error":
+        text = canned_errors(new).get(arg, f"fake: unknown canned error {arg!r}")
+        messages.append(message("error", line, 2, text))
+    return None
+
+
+def grow_memory(line: int) -> dict[str, Any]:
+    limit_mb = int(os.environ.get("FAKE_REPL_GROW_LIMIT_MB", "1024"))
+    blocks: list[bytearray] = []
+    try:
+        while len(blocks) * 16 < limit_mb:
+            blocks.append(bytearray(16 * 1024 * 1024))
+    except MemoryError:
+        blocks.clear()
+        sys.stderr.write("INTERNAL PANIC: out of memory\n")
+        sys.stderr.flush()
+        os._exit(1)
+    grown = len(blocks) * 16
+    blocks.clear()
+    return {
+        "env": 0,
+        "messages": [message("info", line, 0, f"fake: grew {grown} MB and no limit stopped it")],
+    }
+
+
+def elaborate(
+    state: State,
+    env: Env,
+    lines: list[str],
+    fresh: bool,
+    messages: list[dict[str, Any]],
+    sorries: list[dict[str, Any]],
+    new: bool,
+) -> None:
+    q = (lambda s: f"`{s}`") if new else (lambda s: f"'{s}'")
+    namespaces: list[str] = []
+    current: tuple[Decl, int, int] | None = None  # decl, line, name column
+    body: list[str] = []
+    header_done = not fresh
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("--", 1)[0]
+        stripped = line.strip()
+        if stripped.startswith("import "):
+            if header_done:
+                messages.append(
+                    message(
+                        "error",
+                        number,
+                        0,
+                        "invalid 'import' command, it must be used in the beginning of the file",
+                    )
+                )
+            else:
+                delay = float(os.environ.get("FAKE_REPL_IMPORT_DELAY_S", "0"))
+                time.sleep(delay)
+                env.imports.append(stripped.split()[1])
+                state.imports_run += 1
+            continue
+        if stripped:
+            header_done = True
+        words = stripped.split()
+        if words[:1] == ["namespace"] and len(words) > 1:
+            namespaces.append(words[1])
+            continue
+        if words[:1] == ["end"] and namespaces:
+            namespaces.pop()
+            continue
+        if stripped.startswith("#print axioms"):
+            print_axioms(env, stripped.split()[-1], number, messages, q, new)
+            continue
+        if stripped.startswith("#check @") or stripped.startswith("#check "):
+            check_name(env, stripped.split()[-1].lstrip("@"), number, messages, q, new)
+            continue
+        axiom = AXIOM.match(line)
+        decl = DECL.match(line)
+        if axiom or decl:
+            finish(state, current, body, env, sorries, messages, q)
+            body = []
+            if axiom:
+                name = ".".join([*namespaces, axiom.group(1)])
+                env.decls[name] = Decl(name, [name], axiom.group(2))
+                current = None
+            else:
+                assert decl is not None
+                name = ".".join([*namespaces, decl.group(2)])
+                current = (Decl(name, [], ""), number, decl.start(2))
+                body = [raw]
+            continue
+        if current is not None:
+            body.append(raw)
+    finish(state, current, body, env, sorries, messages, q)
+
+
+def finish(
+    state: State,
+    current: tuple[Decl, int, int] | None,
+    body: list[str],
+    env: Env,
+    sorries: list[dict[str, Any]],
+    messages: list[dict[str, Any]],
+    q: Any,
+) -> None:
+    if current is None:
+        return
+    decl, line, column = current
+    text = "\n".join(body)
+    code = "\n".join(b.split("--", 1)[0] for b in body)
+    axioms: set[str] = set()
+    decl.type_text = goal_of(text)
+    for offset, part in enumerate(body):
+        col = part.split("--", 1)[0].find("sorry")
+        if col >= 0:
+            state.proof_states.append([decl.type_text])
+            sorries.append(
+                {
+                    "proofState": len(state.proof_states) - 1,
+                    "pos": {"line": line + offset, "column": col},
+                    "goal": decl.type_text,
+                    "endPos": {"line": line + offset, "column": col + 5},
+                }
+            )
+    if re.search(r"\bsorry\b", code):
+        axioms.add("sorryAx")
+        messages.append(
+            message(
+                "warning",
+                line,
+                column,
+                f"declaration uses {q('sorry')}",
+                end_col=column + len(decl.name.split(".")[-1]),
+            )
+        )
+    if "native_decide" in code:
+        axioms.add("Lean.ofReduceBool")
+    if re.search(r"\b(classical|by_contra|Classical)\b", code):
+        axioms.update(ALLOWED_TRIO)
+    for name, other in env.decls.items():
+        if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", code):
+            axioms.update(other.axioms)
+    decl.axioms = sorted(axioms)
+    env.decls[decl.name] = decl
+
+
+def goal_of(text: str) -> str:
+    """`theorem t (a b : Nat) (h : a < b) : b > a := ...` -> "a b : Nat\nh : a < b\n⊢ b > a"."""
+    head = text.split(":=", 1)[0]
+    head = re.sub(r"^\s*\S+\s+\S+", "", head, count=1)  # drop `theorem name`
+    hyps: list[str] = []
+    for group in re.finditer(r"[({\[]([^(){}\[\]]*?)\s:\s([^(){}\[\]]*)[)}\]]", head):
+        hyps.append(f"{group.group(1).strip()} : {group.group(2).strip()}")
+    depth = 0
+    target = ""
+    for index, char in enumerate(head):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+        elif char == ":" and depth == 0:
+            target = head[index + 1 :].strip()
+            break
+    return "\n".join([*hyps, f"⊢ {' '.join(target.split())}"])
+
+
+def print_axioms(
+    env: Env, name: str, line: int, messages: list[dict[str, Any]], q: Any, new: bool
+) -> None:
+    decl = env.decls.get(name)
+    if decl is None:
+        messages.append(
+            message("error", line, 15, f"{'Unknown' if new else 'unknown'} constant {q(name)}")
+        )
+        return
+    if decl.axioms:
+        text = f"{q(name)} depends on axioms: [{', '.join(decl.axioms)}]"
+    else:
+        text = f"{q(name)} does not depend on any axioms"
+    messages.append(message("info", line, 0, text))
+
+
+def check_name(
+    env: Env, name: str, line: int, messages: list[dict[str, Any]], q: Any, new: bool
+) -> None:
+    extra = [n for n in os.environ.get("FAKE_REPL_LIBRARY", "").split(",") if n]
+    if name in env.decls:
+        messages.append(message("info", line, 0, f"{name} : {env.decls[name].type_text}"))
+    elif name in FAKE_LIBRARY or name in extra:
+        messages.append(message("info", line, 0, f"{name} : {FAKE_LIBRARY.get(name, 'Prop')}"))
+    else:
+        messages.append(
+            message("error", line, 8, f"{'Unknown' if new else 'unknown'} identifier {q(name)}")
+        )
+
+
+def message(
+    severity: str, line: int, column: int, data: str, end_col: int | None = None
+) -> dict[str, Any]:
+    return {
+        "severity": severity,
+        "pos": {"line": line, "column": column},
+        "endPos": {"line": line, "column": end_col if end_col is not None else column + 1},
+        "data": data,
+    }
+
+
+def load_tactics_table() -> list[dict[str, Any]]:
+    path = os.environ.get("FAKE_REPL_TACTICS")
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as handle:
+        table = json.load(handle)
+    assert isinstance(table, list), "FAKE_REPL_TACTICS must hold a JSON list"
+    return table
+
+
+def run_tactic(
+    state: State, tactic: str, proof_state: Any, table: list[dict[str, Any]]
+) -> dict[str, Any]:
+    if not isinstance(proof_state, int) or not 0 <= proof_state < len(state.proof_states):
+        return {"message": "Unknown proof state."}
+    goals = state.proof_states[proof_state]
+    if not goals:
+        return tactic_error(state, "no goals to be solved")
+    first, rest = goals[0], goals[1:]
+    outcome = scripted(table, first, tactic) or built_in(first, tactic.strip())
+    if "error" in outcome:
+        return tactic_error(state, outcome["error"])
+    new_goals = [*outcome["goals"], *rest]
+    state.proof_states.append(new_goals)
+    if outcome.get("sorry"):
+        status = "Incomplete: contains sorry"
+    else:
+        status = "Completed" if not new_goals else "Incomplete: open goals remain"
+    return {"proofState": len(state.proof_states) - 1, "goals": new_goals, "proofStatus": status}
+
+
+def scripted(table: list[dict[str, Any]], goal: str, tactic: str) -> dict[str, Any] | None:
+    for row in table:
+        if row.get("goal") == goal and row.get("tactic") == tactic.strip():
+            return (
+                {"error": row["error"]} if "error" in row else {"goals": list(row.get("goals", []))}
+            )
+    return None
+
+
+def built_in(goal: str, tactic: str) -> dict[str, Any]:
+    target = goal.rsplit("⊢", 1)[-1].strip()
+    context = goal.rsplit("⊢", 1)[0]
+    if tactic == "rfl":
+        sides = target.split(" = ")
+        if len(sides) == 2 and sides[0].strip() == sides[1].strip():
+            return {"goals": []}
+        return {"error": f"The rfl tactic failed.\n{goal}"}
+    if tactic == "trivial" and target == "True":
+        return {"goals": []}
+    if tactic.startswith("intro ") and " → " in target:
+        name = tactic.split()[1]
+        premise, conclusion = target.split(" → ", 1)
+        return {"goals": [f"{context}{name} : {premise}\n⊢ {conclusion}"]}
+    if tactic == "constructor" and " ∧ " in target:
+        left, right = target.split(" ∧ ", 1)
+        return {"goals": [f"{context}⊢ {left}", f"{context}⊢ {right}"]}
+    if tactic == "sorry":
+        return {"goals": [], "sorry": True}
+    if tactic == "skip":
+        return {"goals": [goal]}
+    return {"error": f"fake REPL: no scripted outcome for `{tactic}` on\n{goal}"}
+
+
+def tactic_error(state: State, text: str) -> dict[str, Any]:
+    state.proof_states.append([])
+    return {
+        "proofState": len(state.proof_states) - 1,
+        "goals": [],
+        "messages": [message("error", 0, 0, text, end_col=0)],
+        "proofStatus": f"Error: {text.splitlines()[0]}",
+    }
+
+
+if __name__ == "__main__":
+    main()
