@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
 
@@ -20,7 +20,9 @@ QUEUES = ("lean", "prover", "train")
 
 app = Celery("leancoach")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.conf.task_queues = [Queue(name) for name in QUEUES]
+# Each queue gets its own exchange and routing key: a bare Queue(name) would bind to the
+# default exchange with the default key, and a task sent to one queue would reach all three.
+app.conf.task_queues = [Queue(name, Exchange(name), routing_key=name) for name in QUEUES]
 app.conf.task_default_queue = "lean"
 app.conf.task_routes = {f"{name}.*": {"queue": name} for name in QUEUES}
 app.autodiscover_tasks()

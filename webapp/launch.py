@@ -89,10 +89,14 @@ def main() -> int:
         f"\nLeanCoach is starting at http://{host}:{port}/  (Ctrl-C stops everything)\n", flush=True
     )
     honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "start", *processes]
-    try:
-        return subprocess.call(honcho, env=env, cwd=ROOT)
-    except KeyboardInterrupt:
-        return 0
+    supervisor = subprocess.Popen(honcho, env=env, cwd=ROOT)
+    while True:
+        try:
+            return supervisor.wait()
+        except KeyboardInterrupt:
+            # Ctrl-C reaches honcho too (same process group); it stops every process.
+            # Wait for it, so that nothing outlives this command.
+            continue
 
 
 if __name__ == "__main__":
