@@ -1,0 +1,167 @@
+"""Which step fits a goal: the tactic knowledge the compiler rules (and others) share.
+
+`next_step(goal, mathlib)` returns an imperative phrase such as "split it with
+`constructor` and prove each side in its own `·` block", chosen from the goal's shape, the
+arithmetic it lives in, and the student's own hypotheses (by their names).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("(", " ( ").replace(")", " ) ").split())
+
+
+def _same(a: str, b: str) -> bool:
+    return _norm(a) == _norm(b)
+
+
+def hypothesis_match(goal: Goal) -> str | None:
+    """A one-step close from a hypothesis the student already has, by its name."""
+    target = goal.target
+    split = split_target(target)
+    for name, typ in goal.named_facts():
+        if "✝" in name:
+            continue
+        if _same(typ, target):
+            return f"close it with `exact {name}`, since `{name}` states exactly this"
+        hyp_split = split_target(typ)
+        if (
+            split.shape is Shape.EQ
+            and hyp_split.shape is Shape.EQ
+            and _same(hyp_split.left, split.right)
+            and _same(hyp_split.right, split.left)
+        ):
+            return f"close it with `exact {name}.symm`: `{name}` is this equation read backwards"
+        if hyp_split.shape is Shape.AND:
+            if _same(hyp_split.left, target):
+                return f"close it with `exact {name}.1`, the left half of `{name}`"
+            if _same(hyp_split.right, target):
+                return f"close it with `exact {name}.2`, the right half of `{name}`"
+        if hyp_split.shape is Shape.IMPLIES and _same(hyp_split.right, target):
+            for other, other_type in goal.named_facts():
+                if other != name and _same(other_type, hyp_split.left):
+                    return f"close it with `exact {name} {other}`"
+            return f"use `apply {name}` and then prove `{shorten(hyp_split.left, 40)}`"
+    return None
+
+
+def binder_names(quantified: str) -> list[str]:
+    """Variable names bound by a leading ∀/∃: `∀ (n m : ℕ), ...` -> ["n", "m"]."""
+    head = quantified.lstrip("∀∃ ").split(",", 1)[0]
+    names: list[str] = []
+    for group in re.findall(r"\(([^():]+):[^()]*\)|\{([^{}:]+):[^{}]*\}", head):
+        names.extend(" ".join(group).split())
+    if not names:
+        names = head.split(":", 1)[0].split()
+    return [n for n in names if re.match(r"^[A-Za-z_α-ω][\w'₀-₉]*$", n)]
+
+
+def _fact_list(goal: Goal, limit: int = 3) -> str:
+    names = goal.usable_fact_names()[:limit]
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _real_variables(goal: Goal) -> list[str]:
+    return [
+        name
+        for hyp in goal.hypotheses
+        for name in hyp.names
+        if hyp.type.strip() in ("ℝ", "ℚ", "Real", "Rat") and "✝" not in name
+    ]
+
+
+def nlinarith_hint(goal: Goal) -> str:
+    """An nlinarith call with square facts built from the student's own variables."""
+    variables = _real_variables(goal) or [
+        n for h in goal.hypotheses for n in h.names if h.type.strip() in ("ℕ", "ℤ", "Nat", "Int")
+    ]
+    if len(variables) >= 2:
+        a, b = variables[0], variables[1]
+        return f"nlinarith [sq_nonneg ({a} - {b}), sq_nonneg ({a} + {b})]"
+    if variables:
+        return f"nlinarith [sq_nonneg {variables[0]}]"
+    return "nlinarith [sq_nonneg (a - b)]"
+
+
+def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
+    domain = domain_of(goal.target, goal.variable_types())
+    nonlinear = is_nonlinear(goal.target)
+    facts = _fact_list(goal)
+    using = f" using {facts}" if facts else ""
+    if domain is Domain.LIST:
+        return (
+            "try `simp` (it knows `List.length_append` and `List.reverse_reverse`), or "
+            "`induction` on the list with `nil` and `cons` cases"
+        )
+    if domain is Domain.REAL:
+        if re.fullmatch(r"[\d\s+*\-^/().=<>≤≥≠]+", goal.target):
+            return "close it with `norm_num`, which evaluates numeric expressions"
+        if shape is Shape.EQ:
+            return "use `ring` if it is an algebraic identity, else `linarith` or `field_simp`"
+        if nonlinear:
+            return f"use `{nlinarith_hint(goal)}`, since linarith cannot multiply hypotheses"
+        return f"close it with `linarith`{using}, which combines linear hypotheses"
+    if domain is Domain.NAT or domain is Domain.UNKNOWN and shape in (Shape.LE, Shape.LT):
+        if re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", goal.target):
+            return "close it with `decide` or `rfl`, since both sides are numerals"
+        if nonlinear:
+            if mathlib:
+                return f"use `{nlinarith_hint(goal)}` or `ring` (omega cannot handle products)"
+            return (
+                "rewrite with `Nat.mul_comm`, `Nat.mul_add` or `Nat.pow_succ`, or use "
+                "`induction`, since omega cannot handle products of variables"
+            )
+        return f"close it with `omega`{using}, which proves linear facts over ℕ and ℤ"
+    if shape is Shape.EQ:
+        return "use `rfl` if both sides compute to the same value, else `simp` or `rw [h]`"
+    return "use `simp`, or `apply` a lemma whose conclusion matches this goal"
+
+
+def next_step(goal: Goal, mathlib: bool) -> str:
+    """An imperative phrase naming a tactic that fits the goal's shape."""
+    matched = hypothesis_match(goal)
+    if matched:
+        return matched
+    split = split_target(goal.target)
+    shape = split.shape
+    if shape is Shape.AND:
+        return "split it with `constructor` and prove each side in its own `·` block"
+    if shape is Shape.IFF:
+        return "split it with `constructor`, then prove each direction starting with `intro h`"
+    if shape is Shape.IMPLIES:
+        return f"assume the premise with `intro h`, then prove `{shorten(split.right, 40)}`"
+    if shape is Shape.FORALL:
+        names = " ".join(binder_names(goal.target)) or "x"
+        return f"introduce the variables with `intro {names}`, then prove the body"
+    if shape is Shape.NOT:
+        return f"assume `{shorten(split.right, 40)}` with `intro h` and derive `False` from it"
+    if shape is Shape.EXISTS:
+        tactic = "use w" if mathlib else "exists w"
+        return f"give a witness with `{tactic}` (or `refine ⟨w, ?_⟩`), then prove its property"
+    if shape is Shape.OR:
+        return "choose the side you can prove with `left` or `right`, then prove that side"
+    if shape is Shape.FALSE:
+        return contradiction_step(goal)
+    if shape is Shape.TRUE:
+        return "close it with `trivial`"
+    if shape in (Shape.EQ, Shape.LE, Shape.LT, Shape.NE, Shape.DVD):
+        return arithmetic_step(goal, shape, mathlib)
+    return "unfold its definition with `unfold` or `simp only [...]`, then continue"
+
+
+def contradiction_step(goal: Goal) -> str:
+    facts = goal.named_facts()
+    for name, typ in facts:
+        negated = typ.strip()
+        if negated.startswith("¬"):
+            for other, other_type in facts:
+                if _same(other_type, negated[1:]):
+                    return f"close it with `exact absurd {other} {name}`"
+    if domain_of(" ".join(t for _, t in facts), goal.variable_types()) is Domain.NAT:
+        return "close it with `omega`, which finds contradictions among linear facts"
+    return "find two hypotheses that contradict each other and use `contradiction` or `simp at h`"
