@@ -24,7 +24,13 @@ $(STAMP): $(PY) pyproject.toml requirements.lock package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-install: $(STAMP)
+# The editor's unicode input (\to -> →) bundled from the npm package @leanprover/unicode-input.
+EDITOR_BUNDLE := static/js/editor.bundle.js
+$(EDITOR_BUNDLE): static/js/editor/index.js $(STAMP)
+	npx --no-install esbuild static/js/editor/index.js --bundle --minify --format=iife \
+		--target=es2020 --outfile=$(EDITOR_BUNDLE) --log-level=warning
+
+install: $(STAMP) $(EDITOR_BUNDLE)
 
 run: install
 	$(PY) -m webapp.launch

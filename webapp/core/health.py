@@ -108,7 +108,12 @@ def check_serving_model() -> Component:
         serving = json.loads(pointer.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         return Component(False, f"serving pointer {pointer} unreadable: {exc}")
-    return Component(True, f"serving {serving.get('checkpoint')}", data=serving)
+    # Layout owned by training.checkpoints.ServingState: `path` is relative to the root.
+    path = serving.get("path")
+    if not path:
+        return Component(False, f"serving pointer {pointer} names no checkpoint", data=serving)
+    detail = f"serving {path} (version {serving.get('version', '?')})"
+    return Component(True, detail, data={**serving, "checkpoint": path})
 
 
 CHECKS = {

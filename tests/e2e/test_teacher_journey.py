@@ -1,0 +1,57 @@
+"""Journey: a teacher reviews the coach's suggestions on her student's attempt: approves one
+and edits another; the student then sees the teacher's text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LiveStack, login
+from tests.e2e.test_student_journey import _shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _logout(page: Any) -> None:
+    page.click("text=Log out")
+    page.wait_for_load_state("networkidle")
+
+
+def test_a_teacher_approves_and_edits_suggestions(page: Any, live_stack: LiveStack) -> None:
+    login(page, live_stack, "student")
+    page.goto("/courses/core-lean/lc_and_swap/")
+    page.locator("#id_proof").fill(
+        "  exact h -- fake: error type_mismatch\n  simp -- fake: error simp_no_progress"
+    )
+    page.click("text=Check my proof")
+    page.wait_for_selector("#attempt-status[data-status=done]")
+    attempt_url = page.locator("#history li a").first.get_attribute("href")
+    _logout(page)
+
+    login(page, live_stack, "teacher")
+    page.goto("/attempts/review/")
+    items = page.locator(".review-item", has_text="Swapping a conjunction")
+    assert items.count() >= 2, "the coach should have left at least two suggestions"
+    first_id = items.nth(0).get_attribute("id")
+    second_id = items.nth(1).get_attribute("id")
+    _shot(page, "teacher-queue")
+
+    page.locator(f"#{first_id} button[value=approved]").click()
+    page.wait_for_selector(f"#{first_id}[data-review=approved]")
+
+    page.locator(f"#{second_id} textarea[name=text]").fill("Swap the parts: exact ⟨h.2, h.1⟩.")
+    page.locator(f"#{second_id} input[name=reason]").fill("give the exact term")
+    page.locator(f"#{second_id} button[value=edited]").click()
+    page.wait_for_selector(f"#{second_id}[data-review=edited]")
+    assert "Swap the parts: exact ⟨h.2, h.1⟩." in page.inner_text(f"#{second_id}")
+    _shot(page, "teacher-reviewed")
+
+    page.goto("/attempts/review/")  # reviewed items leave the pending queue
+    assert page.locator(f"#{first_id}").count() == 0 and page.locator(f"#{second_id}").count() == 0
+    _logout(page)
+
+    login(page, live_stack, "student")
+    page.goto(attempt_url)
+    assert "Swap the parts: exact ⟨h.2, h.1⟩." in page.inner_text("#attempt-feedback")
+    assert "edited by your teacher" in page.inner_text("#attempt-feedback")

@@ -1,0 +1,111 @@
+"""The `lean.check_attempt` task, called directly, against the REPL protocol double."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from channels.layers import get_channel_layer
+
+from tests.webapp.cast import Cast
+from webapp.attempts.models import Attempt, Progress
+from webapp.attempts.tasks import check_attempt
+
+
+def _attempt(cast: Cast, proof: str) -> Attempt:
+    Progress.objects.create(student=cast.student, exercise=cast.exercise, attempts=1)
+    return Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof=proof)
+
+
+def test_it_stores_per_line_errors_and_suggestions(cast: Cast, fake_lean: Any) -> None:
+    attempt = _attempt(cast, "  intro h\n  simp -- fake: error unsolved_goals")
+    assert check_attempt(attempt.pk) == "done"
+    attempt.refresh_from_db()
+    assert attempt.valid is False
+    errors = list(attempt.diagnostics.filter(severity="error"))
+    assert [(d.line, d.kind) for d in errors] == [(2, "unsolved_goals")]
+    assert "⊢ 0 < x * x" in errors[0].goal
+    suggestions = list(attempt.suggestions.all())
+    assert 1 <= len(suggestions) <= 3
+    assert all(0 <= s.line <= 2 for s in suggestions)
+    assert attempt.coach_source == "compiler"
+    assert not Progress.objects.get(student=cast.student).solved
+
+
+def test_it_marks_a_valid_proof_solved(cast: Cast, fake_lean: Any) -> None:
+    attempt = _attempt(cast, "  rfl")
+    assert check_attempt(attempt.pk) == "done"
+    attempt.refresh_from_db()
+    assert attempt.valid is True
+    assert not attempt.diagnostics.filter(severity="error").exists()
+    assert Progress.objects.get(student=cast.student, exercise=cast.exercise).solved
+
+
+def test_it_shows_the_goal_at_a_sorry(cast: Cast, fake_lean: Any) -> None:
+    attempt = _attempt(cast, "  sorry")
+    check_attempt(attempt.pk)
+    attempt.refresh_from_db()
+    assert attempt.valid is False
+    goal = attempt.diagnostics.get(kind="sorry_goal")
+    assert goal.line == 1
+    assert goal.goal == "n : Nat\n⊢ n + 0 = n"
+
+
+def test_it_ends_honestly_when_lean_is_unavailable(cast: Cast, no_lean: None) -> None:
+    attempt = _attempt(cast, "  rfl")
+    assert check_attempt(attempt.pk) == "unavailable"
+    attempt.refresh_from_db()
+    assert attempt.valid is None  # no verdict invented
+    assert attempt.status_detail.startswith("Lean unavailable: no Lean REPL")
+    assert not attempt.suggestions.exists()
+    assert not Progress.objects.get(student=cast.student).solved
+
+
+def test_a_lean_timeout_is_no_verdict(cast: Cast, fake_lean: Any) -> None:
+    fake_lean.config = dataclasses.replace(fake_lean.config, timeout_s=1.0)
+    attempt = _attempt(cast, "  rfl -- fake: hang")
+    assert check_attempt(attempt.pk) == "failed"
+    attempt.refresh_from_db()
+    assert attempt.valid is None
+    assert attempt.status_detail == "Could not check: Lean ran out of time on this proof"
+
+
+def test_it_pushes_each_step_and_one_final_message(cast: Cast, fake_lean: Any) -> None:
+    from asgiref.sync import async_to_sync
+
+    layer = get_channel_layer()
+    attempt = _attempt(cast, "  rfl")
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(attempt.group_name, channel)
+    check_attempt(attempt.pk)
+    received: list[dict[str, Any]] = []
+    while True:
+        try:
+            received.append(async_to_sync(_receive_quick)(layer, channel))
+        except TimeoutError:
+            break
+    types = [m["type"] for m in received]
+    assert types[-1] == "attempt.finished" and types.count("attempt.finished") == 1
+    assert types.count("attempt.update") >= 2  # checking, checked, coaching
+    assert 'id="attempt-status"' in received[-1]["html"]
+    assert "Lean accepts this proof" in received[-1]["html"]
+
+
+async def _receive_quick(layer: Any, channel: str) -> dict[str, Any]:
+    import asyncio
+
+    return await asyncio.wait_for(layer.receive(channel), timeout=0.2)
+
+
+def test_a_redelivered_task_does_not_check_twice(cast: Cast, fake_lean: Any) -> None:
+    attempt = _attempt(cast, "  rfl")
+    check_attempt(attempt.pk)
+    first = list(attempt.diagnostics.values_list("pk", flat=True))
+    assert check_attempt(attempt.pk) == "done"
+    assert list(attempt.diagnostics.values_list("pk", flat=True)) == first
+
+
+@pytest.mark.django_db
+def test_a_missing_attempt_is_reported() -> None:
+    assert check_attempt(987654) == "missing"

@@ -1,0 +1,257 @@
+"""The admin console's pages: who may see them, and what launching, stopping, promoting and
+rolling back do. One permission table covers every view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests.webapp.cast import Cast, make_cast
+from webapp.console.models import TrainingMetric, TrainingRun
+
+
+@pytest.fixture
+def cast(db: None) -> Cast:
+    return make_cast()
+
+
+GET_VIEWS = [
+    ("console:index", []),
+    ("console:run", ["RUN"]),
+    ("console:run_status", ["RUN"]),
+    ("console:checkpoints", []),
+    ("console:status", []),
+    ("console:monitoring", []),
+]
+POST_VIEWS = [
+    ("console:launch", []),
+    ("console:run_stop", ["RUN"]),
+    ("console:promote", []),
+    ("console:rollback", []),
+]
+
+
+def _url(name: str, args: list[str], run: TrainingRun) -> str:
+    return reverse(name, args=[run.pk if a == "RUN" else a for a in args])
+
+
+@pytest.fixture
+def run(cast: Cast) -> TrainingRun:
+    return TrainingRun.objects.create(course=cast.course, created_by=cast.admin, steps=4)
+
+
+@pytest.fixture
+def admin_client(client: Client, cast: Cast) -> Client:
+    client.force_login(cast.admin)
+    return client
+
+
+@pytest.mark.parametrize(("name", "args"), GET_VIEWS + POST_VIEWS)
+@pytest.mark.parametrize("who", ["student", "teacher", "outsider"])
+def test_it_forbids_non_admins(
+    client: Client, cast: Cast, run: TrainingRun, name, args, who
+) -> None:
+    client.force_login(getattr(cast, who))
+    method = client.post if (name, args) in POST_VIEWS else client.get
+    assert method(_url(name, args, run)).status_code == 403
+    assert TrainingRun.objects.count() == 1 and not TrainingRun.objects.get().stop_requested
+
+
+@pytest.mark.parametrize(("name", "args"), GET_VIEWS + POST_VIEWS)
+def test_it_sends_anonymous_users_to_login(client: Client, run: TrainingRun, name, args) -> None:
+    method = client.post if (name, args) in POST_VIEWS else client.get
+    response = method(_url(name, args, run))
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+@pytest.mark.parametrize(("name", "args"), GET_VIEWS)
+def test_it_shows_every_page_to_admins(admin_client: Client, run: TrainingRun, name, args) -> None:
+    with mock.patch("webapp.console.views.system_status", return_value=_HEALTH):
+        assert admin_client.get(_url(name, args, run)).status_code == 200
+
+
+_HEALTH = {
+    "status": "degraded",
+    "components": {
+        "workers": {"ok": False, "detail": "no worker for: train", "core": False,
+                    "data": {"queues": {"lean": ["w1@host"], "prover": ["w1@host"], "train": []}}},
+        "lean": {"ok": False, "detail": "no Lean toolchain found", "core": False, "data": {}},
+    },
+}  # fmt: skip
+
+
+def test_status_fragment_lists_workers_per_queue_and_components(admin_client: Client) -> None:
+    with mock.patch("webapp.console.views.system_status", return_value=_HEALTH):
+        html = admin_client.get(reverse("console:status_components")).content.decode()
+    assert "w1@host" in html and "no worker" in html and "no Lean toolchain found" in html
+    assert 'id="overall-status">degraded' in html
+
+
+def test_status_fragment_asks_the_real_components(admin_client: Client) -> None:
+    html = admin_client.get(reverse("console:status_components")).content.decode()
+    for component in ("database", "redis", "workers", "lean", "gpu", "serving_model"):
+        assert f'id="component-{component}"' in html
+
+
+def _launch_data(cast: Cast, **overrides: object) -> dict[str, object]:
+    data = {"algorithm": "FD-GRPO", "preset": "tiny", "steps": 6, "feedback_source": "fixed",
+            "alpha": 0.9, "top_k": 25, "switch_step": 3, "course": cast.course.pk,
+            "base_model": "/models/tiny"}  # fmt: skip
+    data.update(overrides)
+    return data
+
+
+def test_launch_creates_a_queued_run_and_enqueues_it_on_commit(
+    admin_client: Client,
+    cast: Cast,
+    django_capture_on_commit_callbacks,
+) -> None:
+    with (
+        mock.patch("webapp.console.tasks.run_training.delay") as delay,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = admin_client.post(reverse("console:launch"), _launch_data(cast))
+    run = TrainingRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "console:run", args=[run.pk]
+    )
+    assert (run.algorithm, run.steps, run.switch_step, run.status) == ("FD-GRPO", 6, 3, "queued")
+    assert run.created_by == cast.admin
+    delay.assert_called_once_with(run.pk)
+
+
+def test_launch_over_htmx_redirects_the_client(admin_client: Client, cast: Cast) -> None:
+    with mock.patch("webapp.console.tasks.run_training.delay"):
+        response = admin_client.post(
+            reverse("console:launch"), _launch_data(cast), HTTP_HX_REQUEST="true"
+        )
+    assert response["HX-Redirect"] == reverse("console:run", args=[TrainingRun.objects.get().pk])
+
+
+def test_bad_launch_input_gets_messages_and_keeps_the_values(
+    admin_client: Client, cast: Cast
+) -> None:
+    data = _launch_data(cast, switch_step=9, alpha=1.5, base_model="/my/model")
+    with mock.patch("webapp.console.tasks.run_training.delay") as delay:
+        response = admin_client.post(reverse("console:launch"), data, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200 and 'id="launch-form"' in html
+    assert "Ensure this value is less than or equal to 1.0" in html
+    assert 'value="/my/model"' in html  # nothing the admin typed is lost
+    assert not TrainingRun.objects.exists() and not delay.called
+
+
+def test_switch_step_past_the_run_is_refused(admin_client: Client, cast: Cast) -> None:
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, switch_step=9))
+    assert response.status_code == 400
+    assert "at most the run&#x27;s 6 steps" in response.content.decode()
+    assert not TrainingRun.objects.exists()
+
+
+def test_a_launch_without_a_problem_set_is_refused(admin_client: Client, cast: Cast) -> None:
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, course=""))
+    assert "Choose the course" in response.content.decode()
+    assert not TrainingRun.objects.exists()
+
+
+def test_stopping_a_queued_run_ends_it_at_once(admin_client: Client, run: TrainingRun) -> None:
+    admin_client.post(reverse("console:run_stop", args=[run.pk]))
+    run.refresh_from_db()
+    assert run.status == "stopped" and run.stop_requested and run.finished_at
+
+
+def test_stopping_a_running_run_asks_the_trainer(admin_client: Client, run: TrainingRun) -> None:
+    TrainingRun.objects.filter(pk=run.pk).update(status="running")
+    response = admin_client.post(reverse("console:run_stop", args=[run.pk]), HTTP_HX_REQUEST="true")
+    run.refresh_from_db()
+    assert run.status == "stopping" and run.stop_requested
+    assert "Stopping…" in response.content.decode()
+
+
+def test_run_page_shows_progress_and_a_chart_of_the_metrics(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    TrainingRun.objects.filter(pk=run.pk).update(status="running", step=2)
+    for step, loss in [(1, 2.0), (2, 1.5)]:
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"loss": loss})
+    html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
+    assert f'ws-connect="/ws/console/runs/{run.pk}/"' in html
+    assert "step 2 / 4" in html and "<polyline" in html and "loss: 1.5" in html
+
+
+def test_plot_view_serves_only_the_runs_own_pngs(
+    admin_client: Client, run: TrainingRun, tmp_path: Path
+) -> None:
+    (tmp_path / "plots").mkdir()
+    (tmp_path / "plots" / "loss.png").write_bytes(b"\x89PNG fake")
+    (tmp_path / "secret.png").write_bytes(b"no")
+    TrainingRun.objects.filter(pk=run.pk).update(output_dir=str(tmp_path))
+    ok = admin_client.get(reverse("console:run_plot", args=[run.pk, "loss.png"]))
+    assert ok.status_code == 200 and ok["Content-Type"] == "image/png"
+    assert b"".join(ok.streaming_content) == b"\x89PNG fake"
+    assert (
+        admin_client.get(reverse("console:run_plot", args=[run.pk, "..%2Fsecret.png"])).status_code
+        == 404
+    )
+    assert (
+        admin_client.get(reverse("console:run_plot", args=[run.pk, "nope.png"])).status_code == 404
+    )
+
+
+def _fake_checkpoint(root: Path, run: str, step: int, *, evaluation: dict | None = None) -> str:
+    """A registry entry in training.checkpoints' documented layout (config.json + meta.json)."""
+    folder = root / "runs" / run / f"step-{step:06d}"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    meta = {"run": run, "step": step, "stage": "fd", "stable": True, "created": 0.0,
+            "metrics": {}, "eval": evaluation or {}, "config": {}, "data_snapshot": {}}  # fmt: skip
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return f"runs/{run}/step-{step:06d}"
+
+
+@pytest.fixture
+def registry_root(settings, tmp_path: Path) -> Path:
+    settings.CHECKPOINT_ROOT = tmp_path / "checkpoints"
+    return settings.CHECKPOINT_ROOT
+
+
+def test_checkpoints_list_their_evaluations(admin_client: Client, registry_root: Path) -> None:
+    _fake_checkpoint(registry_root, "console-1", 2, evaluation={"pass@1": 0.25})
+    html = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert "console-1" in html and "pass@1 0.25" in html and "No checkpoint serves yet" in html
+
+
+def test_promote_then_roll_back_moves_the_serving_slot(
+    admin_client: Client, registry_root: Path
+) -> None:
+    first = _fake_checkpoint(registry_root, "console-1", 2)
+    second = _fake_checkpoint(registry_root, "console-1", 4)
+    admin_client.post(reverse("console:promote"), {"checkpoint": first})
+    admin_client.post(reverse("console:promote"), {"checkpoint": second})
+    serving = json.loads((registry_root / "serving.json").read_text())
+    assert (serving["path"], serving["previous"]) == (second, first)
+    response = admin_client.post(reverse("console:rollback"), follow=True)
+    assert json.loads((registry_root / "serving.json").read_text())["path"] == first
+    assert "rolled back" in response.content.decode()
+
+
+def test_promoting_an_unknown_path_changes_nothing(
+    admin_client: Client, registry_root: Path
+) -> None:
+    response = admin_client.post(
+        reverse("console:promote"), {"checkpoint": "../../etc"}, follow=True
+    )
+    assert "is not a checkpoint in the registry" in response.content.decode()
+    assert not (registry_root / "serving.json").exists()
+
+
+def test_rollback_without_a_previous_checkpoint_says_so(
+    admin_client: Client, registry_root: Path
+) -> None:
+    response = admin_client.post(reverse("console:rollback"), follow=True)
+    assert "no previous checkpoint to roll back to" in response.content.decode()

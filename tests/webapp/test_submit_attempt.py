@@ -1,0 +1,103 @@
+"""POST /attempts/submit/<exercise>/ : do_submit_attempt, its checks and messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.test import Client
+from django.urls import reverse
+
+from tests.webapp.cast import Cast
+from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, Progress
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def _url(cast: Cast) -> str:
+    return reverse("attempts:submit", args=[cast.exercise.pk])
+
+
+def test_it_creates_an_attempt_and_queues_the_check_on_commit(
+    cast: Cast,
+    client: Client,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    client.force_login(cast.student)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(_url(cast), {"proof": "  rfl"}, **HTMX)
+    assert response.status_code == 200
+    attempt = Attempt.objects.get()
+    assert (attempt.student, attempt.proof, attempt.status) == (cast.student, "  rfl", "queued")
+    assert len(callbacks) == 1  # check_attempt.delay_on_commit, nothing sent before commit
+    body = response.content.decode()
+    assert f'ws-connect="/ws/attempts/{attempt.pk}/"' in body
+    assert 'id="history"' in body and 'hx-swap-oob="true"' in body
+    assert Progress.objects.get(student=cast.student, exercise=cast.exercise).attempts == 1
+
+
+def test_without_htmx_it_redirects_to_the_exercise(
+    cast: Cast,
+    client: Client,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    client.force_login(cast.student)
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client.post(_url(cast), {"proof": "  rfl"})
+    assert response.status_code == 302
+    assert response["Location"] == reverse(
+        "courses:exercise", args=[cast.course.slug, cast.exercise.name]
+    )
+
+
+def test_it_refuses_an_empty_proof_with_a_message(cast: Cast, client: Client) -> None:
+    client.force_login(cast.student)
+    response = client.post(_url(cast), {"proof": "   \n  "}, **HTMX)
+    assert response.status_code == 200  # htmx swaps only 2xx: the message goes to the box
+    assert response["HX-Retarget"] == "#form-errors"
+    assert "the editor is empty" in response.content.decode()
+    assert not Attempt.objects.exists()
+
+
+def test_it_refuses_a_huge_proof_and_gives_the_text_back(cast: Cast, client: Client) -> None:
+    client.force_login(cast.student)
+    proof = "  simp\n" * (MAX_PROOF_CHARS // 7 + 10)
+    response = client.post(_url(cast), {"proof": proof})
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "the limit is 20,000" in body
+    assert proof.rstrip() in body  # the editor comes back with the text
+    assert not Attempt.objects.exists()
+
+
+def test_it_rejects_other_classes_courses(cast: Cast, client: Client) -> None:
+    client.force_login(cast.outsider)
+    response = client.post(_url(cast), {"proof": "  rfl"}, **HTMX)
+    assert "not in any of your courses" in response.content.decode()
+    assert not Attempt.objects.exists()
+
+
+def test_it_rejects_a_wrong_exercise(cast: Cast, client: Client) -> None:
+    client.force_login(cast.student)
+    response = client.post(reverse("attempts:submit", args=[999999]), {"proof": "  rfl"})
+    assert response.status_code == 404
+    assert "Not available" in response.content.decode()
+
+
+def test_an_expired_session_keeps_the_proof(cast: Cast, client: Client) -> None:
+    response = client.post(_url(cast), {"proof": "  rfl"}, **HTMX)
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == "#form-errors"
+    body = response.content.decode()
+    assert "session has expired" in body and "your proof is kept" in body
+    assert not Attempt.objects.exists()
+
+
+def test_an_expired_session_without_htmx_goes_to_login(cast: Cast, client: Client) -> None:
+    response = client.post(_url(cast), {"proof": "  rfl"})
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_it_only_accepts_post(cast: Cast, client: Client) -> None:
+    client.force_login(cast.student)
+    assert client.get(_url(cast)).status_code == 405

@@ -1,0 +1,209 @@
+"""Multi-process training: torchrun / accelerate launch + FSDP (torch's fully_shard).
+
+No home-made distribution layer: the launcher sets RANK / WORLD_SIZE / LOCAL_RANK /
+MASTER_ADDR, we join the process group (nccl on GPUs, gloo on CPU) and shard each decoder
+layer plus the root with FSDP. Rollouts run on an unsharded replica per rank whose weights
+are synced from the sharded model after every optimizer step (on GPU hosts that replica is
+what a vLLM engine would hold). Outside a launcher every helper is a no-op for one process.
+
+    torchrun --nproc_per_node 8 -m training fd --config run.yaml        # run.distributed: fsdp
+    accelerate launch --num_processes 8 -m training fd --config run.yaml
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any, cast
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+def is_distributed() -> bool:
+    return dist.is_available() and dist.is_initialized()
+
+
+def rank() -> int:
+    return dist.get_rank() if is_distributed() else 0
+
+
+def world_size() -> int:
+    return dist.get_world_size() if is_distributed() else 1
+
+
+def local_rank() -> int:
+    return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def is_main() -> bool:
+    return rank() == 0
+
+
+def launched_by_torchrun() -> bool:
+    return "RANK" in os.environ and "WORLD_SIZE" in os.environ
+
+
+def init_process_group(backend: str | None = None) -> None:
+    """Join the group the launcher set up (no-op if already joined or not launched)."""
+    if is_distributed() or not launched_by_torchrun():
+        return
+    if backend is None:
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if backend == "nccl":
+        torch.cuda.set_device(local_rank())
+    dist.init_process_group(backend=backend)
+
+
+def barrier() -> None:
+    if is_distributed():
+        dist.barrier()
+
+
+def all_reduce_sum(value: float) -> float:
+    if not is_distributed():
+        return float(value)
+    tensor = torch.tensor([float(value)], dtype=torch.float64)
+    if dist.get_backend() == "nccl":
+        tensor = tensor.cuda()
+    dist.all_reduce(tensor)
+    return float(tensor.item())
+
+
+def all_reduce_mean(value: float) -> float:
+    return all_reduce_sum(value) / world_size()
+
+
+MEAN_METRICS = (
+    "loss",
+    "fd_loss",
+    "fd_kl",
+    "grpo_loss",
+    "reward",
+    "entropy",
+    "teacher_entropy",
+    "response_length",
+    "clip_fraction",
+)
+SUM_METRICS = (
+    "trajectories",
+    "tokens",
+    "could_not_check",
+    "coach_failures",
+    "replayed",
+    "zero_advantage_groups",
+)
+
+
+def reduce_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+    """Across ranks: means of the per-token/per-trajectory averages, sums of the counts.
+    Every rank calls this with the same keys in the same order (it is a collective)."""
+    if not is_distributed():
+        return metrics
+    out = dict(metrics)
+    for key in MEAN_METRICS:
+        if isinstance(metrics.get(key), (int, float)):
+            out[key] = all_reduce_mean(float(metrics[key]))
+    for key in SUM_METRICS:
+        if isinstance(metrics.get(key), (int, float)):
+            out[key] = all_reduce_sum(float(metrics[key]))
+    return out
+
+
+def _decoder_layers(model: nn.Module) -> list[nn.Module]:
+    inner = getattr(model, "model", model)
+    layers = getattr(inner, "layers", None)
+    return list(layers) if layers is not None else []
+
+
+def wrap_model(model: nn.Module, config: Any = None) -> nn.Module:
+    """Shard with FSDP (fully_shard): each decoder layer, then the root (embeddings + head)."""
+    if not is_distributed():
+        raise RuntimeError(
+            "run.distributed is fsdp but no process group: launch with torchrun or accelerate (see docs/TRAINING.md)"
+        )
+    from torch.distributed.fsdp import fully_shard
+
+    for layer in _decoder_layers(model):
+        fully_shard(layer)
+    fully_shard(model)
+    return model
+
+
+def reshard(model: nn.Module) -> None:
+    """Put FSDP parameters back into their shards. Needed after a no_grad forward: the
+    root module keeps its gathered parameters until a backward that never comes."""
+    from torch.distributed.fsdp import FSDPModule
+
+    for module in model.modules():
+        if isinstance(module, FSDPModule):
+            module.reshard()
+
+
+def is_sharded(model: nn.Module) -> bool:
+    from torch.distributed.tensor import DTensor
+
+    return any(isinstance(p, DTensor) for p in model.parameters())
+
+
+def full_state_dict(model: nn.Module | None) -> dict[str, torch.Tensor] | None:
+    """The whole state dict on every rank (CPU tensors); the plain one for unsharded models."""
+    if model is None:
+        return None
+    if not is_sharded(model):
+        return {k: v.detach() for k, v in model.state_dict().items()}
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    state = get_model_state_dict(
+        model, options=StateDictOptions(full_state_dict=True, cpu_offload=False)
+    )
+    return cast(dict[str, torch.Tensor], state)
+
+
+def load_full_state_dict(model: nn.Module, state: dict[str, torch.Tensor]) -> None:
+    """Load a full state dict into a plain or sharded model. Tied weights that the file
+    omits (transformers drops lm_head.weight when it is tied) are the only keys allowed
+    to be missing."""
+    if is_sharded(model):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+        set_model_state_dict(
+            model, cast(Any, state), options=StateDictOptions(full_state_dict=True, strict=False)
+        )
+        return
+    result = model.load_state_dict(state, strict=False)
+    tied = _tied_keys(model)
+    missing = [k for k in result.missing_keys if k not in tied]
+    if missing or result.unexpected_keys:
+        raise ValueError(
+            f"checkpoint does not match the model: missing {missing[:5]}, unexpected {result.unexpected_keys[:5]}"
+        )
+    tie_weights = getattr(model, "tie_weights", None)
+    if callable(tie_weights):
+        tie_weights()
+
+
+def _tied_keys(model: nn.Module) -> set[str]:
+    seen: dict[int, str] = {}
+    tied = set()
+    for name, param in model.named_parameters(remove_duplicate=False):
+        if id(param) in seen:
+            tied.add(name)
+            tied.add(seen[id(param)])
+        seen[id(param)] = name
+    return tied
+
+
+def make_replica(model: nn.Module) -> nn.Module:
+    """An unsharded copy for rollouts (take it before wrapping, then keep it synced)."""
+    replica = copy.deepcopy(model)
+    replica.requires_grad_(False)
+    return replica
+
+
+def sync_replica(sharded: nn.Module, replica: nn.Module) -> None:
+    state = full_state_dict(sharded)
+    assert state is not None
+    with torch.no_grad():
+        load_full_state_dict(replica, state)

@@ -1,0 +1,197 @@
+"""Held-out evaluation: pass@k, entropy, response length, student-teacher KL, lemma
+discovery and hedging, for one model on one problem set.
+
+Run: `python -m training eval --config FILE` (data.eval: the project's own problems as JSONL
+with the fields of shared/data/minif2f.jsonl; problems that import Mathlib are skipped, and
+counted, unless the Lean installation has Mathlib). n = evaluation.n_samples samples per
+problem at the training temperature; pass@k by the unbiased estimator for every k <= n.
+"could not check" samples count as failures and are reported as could_not_check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from training.batches import micro_batches, response_logits, response_targets, student_batch
+from training.config import Config
+from training.metrics import hedging_frequency, mean_token_entropy, pass_at_k
+from training.rollouts import RolloutFn, assistant_text
+from tutor.prover.problem import Problem
+from tutor.prover.trajectory import Trajectory
+
+# Names a proof uses that are library lemmas, by the shape Mathlib/core names have: dotted
+# names (Nat.add_comm, mul_pos.le) and snake_case names with an underscore (add_pos, sq_nonneg)
+# used as terms. Without Lean's own answer (lean_check_file's return_lemmas, when the tool
+# environment provides it) this is a heuristic: it may count a local `have h_pos` name.
+_NAME = re.compile(
+    r"(?<![\w.'])([A-Za-z][\w']*(?:\.[A-Za-z_][\w']*)+|[a-z][a-z0-9]*(?:_[a-z0-9']+)+)(?![\w'])"
+)
+_TACTIC_WORDS = frozenset(
+    {
+        "norm_num",
+        "field_simp",
+        "simp_all",
+        "push_cast",
+        "ring_nf",
+        "positivity",
+        "nlinarith",
+        "exact_mod_cast",
+        "simp_arith",
+        "native_decide",
+        "split_ifs",
+        "by_contra",
+        "by_cases",
+        "rcases",
+        "obtain",
+        "refine",
+        "calc",
+        "omega",
+        "decide",
+        "gcongr",
+        "interval_cases",
+        "norm_cast",
+        "apply_fun",
+        "set_option",
+        "max_heartbeats",
+        "maxheartbeats",
+        "push_neg",
+        "use",
+    }
+)
+
+
+def library_lemmas(proof: str) -> set[str]:
+    """Distinct library-looking names used in a proof (statement and comments excluded)."""
+    body = proof.split(":= by", 1)[1] if ":= by" in proof else proof
+    body = re.sub(r"--[^\n]*", "", body)
+    local = set(re.findall(r"(?:have|obtain|intro|rintro|set|let)\s+⟨?([\w']+)", body))
+    return {name for name in _NAME.findall(body) if name not in _TACTIC_WORDS and name not in local}
+
+
+@dataclass
+class EvalResult:
+    metrics: dict[str, float]
+    per_problem: list[dict[str, Any]] = field(default_factory=list)
+    skipped_needs_mathlib: int = 0
+
+
+@torch.no_grad()
+def policy_entropy(
+    model: Any,
+    tokenizer: Any,
+    trajectories: Sequence[Trajectory],
+    pad_id: int,
+    device: Any,
+    micro_batch: int = 4,
+) -> float:
+    """Mean full-vocabulary entropy over the generated tokens of the trajectories."""
+    total = weight = 0.0
+    for chunk in micro_batches([t for t in trajectories if sum(t.mask)], micro_batch):
+        batch = student_batch(chunk, pad_id, device)
+        targets = response_targets(chunk, device)
+        logits = response_logits(model, batch, targets.mask.shape[1])
+        n = float(targets.mask.sum())
+        total += mean_token_entropy(logits, targets.mask) * n
+        weight += n
+    return total / weight if weight else 0.0
+
+
+def evaluate(
+    model: Any,
+    tokenizer: Any,
+    rollout: RolloutFn,
+    problems: Sequence[Problem],
+    config: Config,
+    *,
+    pad_id: int,
+    lemmas_seen: set[str] | None = None,
+    teacher: Any = None,
+    coach: Any = None,
+) -> EvalResult:
+    """Sample n per problem, verify, and measure. With teacher and coach given, also the
+    student-teacher KL (the FD loss) on the failed samples' feedback contexts."""
+    ev = config.evaluation
+    n = ev.n_samples
+    device = next(model.parameters()).device
+    trajectories = rollout(list(problems), n, config.model.temperature)
+    per_problem, correct = [], []
+    for i, problem in enumerate(problems):
+        group = trajectories[i * n : (i + 1) * n]
+        c = sum(1 for t in group if t.reward == 1.0)
+        correct.append(c)
+        per_problem.append(
+            {
+                "problem": problem.id,
+                "n": n,
+                "correct": c,
+                "could_not_check": sum(1 for t in group if t.reward is None),
+            }
+        )
+    metrics: dict[str, float] = {}
+    for k in ev.ks:
+        if k <= n and problems:
+            metrics[f"pass@{k}"] = sum(pass_at_k(n, c, k) for c in correct) / len(problems)
+    was_training = model.training
+    model.eval()
+    try:
+        metrics["entropy"] = policy_entropy(
+            model, tokenizer, trajectories, pad_id, device, config.optimizer.micro_batch_size
+        )
+    finally:
+        model.train(was_training)
+    metrics["response_length"] = sum(t.n_generated_tokens for t in trajectories) / max(
+        len(trajectories), 1
+    )
+    metrics["hedging_per_1k_words"] = hedging_frequency(assistant_text(t) for t in trajectories)
+    metrics["could_not_check"] = float(sum(1 for t in trajectories if t.reward is None))
+    lemmas = set().union(
+        *(library_lemmas(t.final_proof) for t in trajectories if t.reward == 1.0 and t.final_proof)
+    )
+    metrics["distinct_lemmas"] = float(len(lemmas))
+    if lemmas_seen is not None:
+        lemmas_seen.update(lemmas)
+        metrics["lemmas_discovered"] = float(len(lemmas_seen))
+    if teacher is not None and coach is not None:
+        metrics["student_teacher_kl"] = _student_teacher_kl(
+            model, teacher, tokenizer, coach, trajectories, config, pad_id
+        )
+    return EvalResult(metrics, per_problem)
+
+
+@torch.no_grad()
+def _student_teacher_kl(
+    model: Any,
+    teacher: Any,
+    tokenizer: Any,
+    coach: Any,
+    trajectories: Sequence[Trajectory],
+    config: Config,
+    pad_id: int,
+    limit: int = 8,
+) -> float:
+    from training.batches import teacher_batch
+    from training.losses import feedback_distillation_loss
+    from training.rollouts import attach_feedback
+
+    failed = [t for t in trajectories if t.reward != 1.0 and any(t.mask)][:limit]
+    outcome = attach_feedback(coach, failed)
+    if not outcome.with_feedback:
+        return float("nan")
+    device = next(model.parameters()).device
+    s_in = student_batch(outcome.with_feedback, pad_id, device)
+    t_in = teacher_batch(outcome.with_feedback, outcome.texts, tokenizer, pad_id, device)
+    targets = response_targets(outcome.with_feedback, device)
+    width = targets.mask.shape[1]
+    loss = feedback_distillation_loss(
+        response_logits(model, s_in, width),
+        response_logits(teacher, t_in, width),
+        targets.mask,
+        top_k=config.fd.top_k,
+        tail=config.fd.tail,
+    )
+    return float(loss)

@@ -1,0 +1,77 @@
+"""Mixed mode: one loss w * L_FD + (1 - w) * L_GRPO per step, on the same rollouts.
+
+Run: `python -m training mixed --config FILE`. w follows seed 000's feedback-weight schedule
+(0.3 before 50% of total_steps, 0.6 from 50% to 80%, 0.9 after) or a constant
+(training.reinforce.feedback_weight). Each step samples GRPO groups (problems_per_step x
+group_size), asks the coach about every rollout, and backpropagates both losses before a
+single optimizer step; the EMA teacher updates every fd.ema_every steps as in FD. A rollout
+whose coach call failed still counts for GRPO but not for FD.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from training.batches import micro_batches
+from training.config import feedback_weight
+from training.ema import ema_update_
+from training.fd import fd_loss_on, rollout_stats
+from training.grpo import grpo_loss_on, rewards_of, sample_groups
+from training.losses import group_advantages
+from training.rollouts import attach_feedback
+from training.session import Session, TrainResult, optimizer_step, run_loop, token_share
+
+
+def mixed_step(session: Session) -> dict[str, Any]:
+    cfg = session.config
+    if session.coach is None:
+        raise ValueError("mixed mode needs a coach: set coach.source (fixed needs no API key)")
+    w = feedback_weight(cfg.training.reinforce, session.step)
+    trajectories = sample_groups(session)
+    metrics = rollout_stats(session, trajectories)
+    advantages = group_advantages(
+        rewards_of(trajectories), cfg.grpo.group_size, cfg.grpo.scale_advantages
+    )
+
+    grpo_tokens = float(sum(sum(t.mask) for t in trajectories))
+    grpo_sum = 0.0
+    for idx in micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size):
+        loss, _, stats = grpo_loss_on(
+            session, [trajectories[j] for j in idx], advantages[list(idx)], None
+        )
+        ((1.0 - w) * token_share(stats["tokens"], grpo_tokens) * loss).backward()
+        grpo_sum += loss.item() * stats["tokens"] / max(grpo_tokens, 1.0)
+
+    outcome = attach_feedback(session.coach, trajectories, session.problems_by_id)
+    pairs = [
+        (t, f) for t, f in zip(outcome.with_feedback, outcome.texts, strict=True) if sum(t.mask) > 0
+    ]
+    fd_tokens = float(sum(sum(t.mask) for t, _ in pairs))
+    fd_sum = 0.0
+    for chunk in micro_batches(pairs, cfg.optimizer.micro_batch_size):
+        loss, stats = fd_loss_on(session, [t for t, _ in chunk], [f for _, f in chunk])
+        (w * token_share(stats["tokens"], fd_tokens) * loss).backward()
+        fd_sum += loss.item() * stats["tokens"] / max(fd_tokens, 1.0)
+
+    grad_norm = optimizer_step(session)
+    ema_applied = (session.step + 1) % cfg.fd.ema_every == 0
+    if ema_applied:
+        ema_update_(session.ensure_teacher(), session.model, cfg.fd.ema_alpha)
+    metrics.update(
+        {
+            "loss": w * fd_sum + (1.0 - w) * grpo_sum,
+            "fd_loss": fd_sum,
+            "fd_kl": fd_sum,
+            "grpo_loss": grpo_sum,
+            "feedback_weight": w,
+            "coach_failures": len(outcome.failures),
+            "grad_norm": grad_norm,
+            "ema_applied": ema_applied,
+            "tokens": grpo_tokens,
+        }
+    )
+    return metrics
+
+
+def train_mixed(session: Session) -> TrainResult:
+    return run_loop(session, mixed_step, session.config.training.reinforce.total_steps)

@@ -1,0 +1,488 @@
+"""The small library every trainer uses: load the model, the optimizer, resume, log,
+checkpoint, evaluate, and the step loop with its progress bar and stop flag.
+
+The stage modules (sft.py, fd.py, grpo.py, fd_grpo.py, mixed.py) each define what one step
+does; `run_loop` here does everything around it, identically for all of them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from training import distributed
+from training.checkpoints import CheckpointInfo, CheckpointRegistry
+from training.config import Config, exploration_rate
+from training.data import ProblemCursor, load_problems
+from training.ema import make_teacher
+from training.rollouts import RolloutFn
+from training.runlog import MetricsCallback, MetricsLogger, StopFlag
+from tutor.prover.problem import Problem
+from tutor.prover.trajectory import Trajectory
+
+log = logging.getLogger(__name__)
+
+StepFn = Callable[["Session"], dict[str, Any]]
+
+
+class MemoryLimitExceeded(RuntimeError):
+    """The run's peak RSS passed resources.memory_limit."""
+
+
+@dataclass
+class TrainResult:
+    """What a run did. error is set (and nothing is claimed) when it failed."""
+
+    run: str
+    stage: str
+    steps_done: int
+    stopped_early: bool = False
+    last_checkpoint: Path | None = None
+    best_checkpoint: Path | None = None
+    metrics_path: Path | None = None
+    plots: list[Path] = field(default_factory=list)
+    final_metrics: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class Session:
+    config: Config
+    stage: str
+    model: Any  # the module trained (under FSDP: sharded in place)
+    tokenizer: Any
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    device: torch.device
+    logger: MetricsLogger
+    registry: CheckpointRegistry
+    stop: StopFlag
+    rollout: RolloutFn | None = None
+    coach: Any = None
+    cursor: ProblemCursor | None = None
+    eval_problems: list[Problem] = field(default_factory=list)
+    teacher: nn.Module | None = None
+    rollout_model: Any = None  # what generates: the model itself, or (FSDP) a synced replica
+    reference: nn.Module | None = None  # GRPO's frozen initial policy (only when grpo.beta > 0)
+    replay: list[Trajectory] = field(
+        default_factory=list
+    )  # FD: snapshot trajectories with approved feedback
+    replay_position: int = 0
+    step: int = 0
+    trajectories_seen: int = 0
+    lemmas_seen: set[str] = field(default_factory=set)
+    data_snapshot: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pad_id(self) -> int:
+        for candidate in (self.tokenizer.pad_token_id, self.tokenizer.eos_token_id):
+            if candidate is not None:
+                return int(candidate)
+        return 0
+
+    @property
+    def problems_by_id(self) -> dict[str, Problem]:
+        return {p.id: p for p in self.cursor.problems} if self.cursor else {}
+
+    def ensure_teacher(self) -> nn.Module:
+        """FD's EMA teacher, created from the student on first use."""
+        if self.teacher is None:
+            if distributed.is_sharded(self.model):
+                # Shard the teacher exactly like the student so EMA works shard by shard.
+                self.teacher = distributed.wrap_model(make_teacher(self.rollout_model))
+            else:
+                self.teacher = make_teacher(self.model)
+        return self.teacher
+
+    def take_replay(self, n: int) -> list[Trajectory]:
+        """Up to n replayed trajectories, round robin over the pool."""
+        if not self.replay:
+            return []
+        out = []
+        for _ in range(min(n, len(self.replay))):
+            out.append(self.replay[self.replay_position % len(self.replay)])
+            self.replay_position += 1
+        return out
+
+    def require_rollout(self) -> RolloutFn:
+        if self.rollout is None:
+            raise RuntimeError(
+                "this stage needs rollouts: pass a rollout function (see training.rollouts)"
+            )
+        return self.rollout
+
+
+# --- building ---------------------------------------------------------------------------
+
+
+def pick_device(config: Config) -> torch.device:
+    if distributed.is_distributed() and torch.cuda.is_available() and config.run.device != "cpu":
+        return torch.device("cuda", distributed.local_rank())
+    if config.run.device == "cuda" or (config.run.device == "auto" and torch.cuda.is_available()):
+        if not torch.cuda.is_available():
+            raise RuntimeError(
+                "run.device is cuda but no CUDA device is visible; use run.device: cpu"
+            )
+        return torch.device("cuda")
+    return torch.device("cpu")
+
+
+def load_model_and_tokenizer(config: Config, device: torch.device) -> tuple[Any, Any]:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if not config.model.path:
+        raise ValueError(
+            "model.path is empty: point it at a local model directory (config.json + weights)"
+        )
+    if not (Path(config.model.path) / "config.json").is_file():
+        raise FileNotFoundError(
+            f"model.path {config.model.path!r} has no config.json: nothing is downloaded, give a local directory"
+        )
+    dtype = getattr(torch, config.model.dtype)
+    model: Any = AutoModelForCausalLM.from_pretrained(config.model.path, dtype=dtype)
+    model = model.to(device)
+    tokenizer = AutoTokenizer.from_pretrained(config.model.path)
+    if config.model.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+    model.train()
+    return model, tokenizer
+
+
+def make_optimizer(
+    model: nn.Module, config: Config
+) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
+    opt = config.optimizer
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=opt.lr,
+        betas=opt.betas,
+        weight_decay=opt.weight_decay,
+    )
+    warmup = opt.warmup_steps
+
+    def factor(step: int) -> float:
+        return min(1.0, (step + 1) / warmup) if warmup else 1.0
+
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def open_session(
+    config: Config,
+    stage: str,
+    *,
+    callback: MetricsCallback | None = None,
+    stop: StopFlag | None = None,
+    rollout_factory: Callable[[Any, Any], RolloutFn] | None = None,
+    coach: Any = None,
+    model_and_tokenizer: tuple[Any, Any] | None = None,
+) -> Session:
+    """Everything a trainer needs, resumed from the run's latest checkpoint when allowed.
+
+    rollout_factory(model, tokenizer) builds the rollout function on the live model (the CLI
+    passes the prover's; tests pass the same with a checker on the REPL test double).
+    """
+    torch.manual_seed(config.run.seed + distributed.rank())
+    device = pick_device(config)
+    if device.type == "cuda":
+        torch.cuda.set_per_process_memory_fraction(config.resources.gpu_allocation, device)
+    base_model, tokenizer = model_and_tokenizer or load_model_and_tokenizer(config, device)
+    model, replica = base_model, base_model
+    if config.run.distributed == "fsdp":
+        distributed.init_process_group()
+        replica = distributed.make_replica(base_model)
+        model = distributed.wrap_model(base_model, config)
+    optimizer, scheduler = make_optimizer(model, config)
+    run_dir = Path(config.run.output_dir) / config.run.name
+    session = Session(
+        config=config,
+        stage=stage,
+        model=model,
+        tokenizer=tokenizer,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        device=device,
+        logger=MetricsLogger(run_dir, callback=callback, enabled=distributed.is_main()),
+        registry=CheckpointRegistry(config.checkpoints.registry),
+        stop=stop or StopFlag(),
+        coach=coach,
+        rollout_model=replica,
+    )
+    if config.data.train:
+        problem_set = load_problems(config.data.train, config.data.max_problems)
+        # Under torchrun each rank rolls out its own slice of the problems.
+        mine = problem_set.problems[distributed.rank() :: distributed.world_size()]
+        if mine:
+            session.cursor = ProblemCursor(mine, seed=config.run.seed)
+        session.data_snapshot["train"] = {
+            "path": config.data.train,
+            "problems": len(problem_set.problems),
+            "skipped_needs_mathlib": problem_set.skipped_needs_mathlib,
+        }
+    if config.data.eval:
+        eval_set = load_problems(config.data.eval, config.evaluation.max_problems)
+        session.eval_problems = eval_set.problems
+        session.data_snapshot["eval"] = {
+            "path": config.data.eval,
+            "problems": len(eval_set.problems),
+            "skipped_needs_mathlib": eval_set.skipped_needs_mathlib,
+        }
+    if rollout_factory is not None:
+        session.rollout = rollout_factory(replica, tokenizer)
+    if config.checkpoints.resume:
+        resume(session)
+    return session
+
+
+def resume(session: Session) -> CheckpointInfo | None:
+    """Load weights, teacher, optimizer and data cursor from the run's latest stable checkpoint."""
+    info = session.registry.latest(session.config.run.name)
+    if info is None:
+        return None
+    from safetensors.torch import load_file
+
+    weights = {}
+    for file in sorted(info.path.glob("*.safetensors")):
+        if file.name != "teacher.safetensors":
+            weights.update(load_file(str(file)))
+    distributed.load_full_state_dict(session.model, weights)
+    if session.rollout_model is not session.model:
+        distributed.load_full_state_dict(session.rollout_model, weights)
+    teacher_state = session.registry.load_teacher_state(info.path)
+    if teacher_state is not None:
+        distributed.load_full_state_dict(session.ensure_teacher(), teacher_state)
+    state = session.registry.load_trainer_state(info.path) or {}
+    if "optimizer" in state and session.config.run.distributed == "none":
+        session.optimizer.load_state_dict(state["optimizer"])
+    if "scheduler" in state:
+        session.scheduler.load_state_dict(state["scheduler"])
+    session.step = int(state.get("step", info.step))
+    session.trajectories_seen = int(state.get("trajectories_seen", 0))
+    session.lemmas_seen = set(state.get("lemmas_seen", []))
+    cursor_state = state.get("cursor")
+    if cursor_state and session.cursor is not None:
+        session.cursor = ProblemCursor(
+            session.cursor.problems,
+            cursor_state["seed"],
+            cursor_state["epoch"],
+            cursor_state["position"],
+        )
+    log.info("resumed run %s at step %d from %s", session.config.run.name, session.step, info.path)
+    return info
+
+
+def sample(session: Session, problems: list[Problem], samples: int) -> list[Trajectory]:
+    """Roll out `samples` per problem (grouped). With seed 000's exploration_rate on, that
+    share of the problems is sampled at reinforce.exploration_temperature instead."""
+    cfg = session.config
+    rollout = session.require_rollout()
+    rate = exploration_rate(cfg.training.reinforce, session.step)
+    n_explore = round(rate * len(problems))
+    explored = (
+        rollout(problems[:n_explore], samples, cfg.training.reinforce.exploration_temperature)
+        if n_explore
+        else []
+    )
+    rest = (
+        rollout(problems[n_explore:], samples, cfg.model.temperature)
+        if n_explore < len(problems)
+        else []
+    )
+    return list(explored) + list(rest)
+
+
+# --- one optimizer step -----------------------------------------------------------------
+
+
+def optimizer_step(session: Session) -> float:
+    """Clip, step, zero; returns the pre-clip gradient norm."""
+    clip = session.config.optimizer.grad_clip
+    params = [p for p in session.model.parameters() if p.requires_grad]
+    norm = torch.nn.utils.clip_grad_norm_(params, clip if clip > 0 else float("inf"))
+    session.optimizer.step()
+    session.scheduler.step()
+    session.optimizer.zero_grad(set_to_none=True)
+    if session.rollout_model is not session.model:
+        distributed.sync_replica(session.model, session.rollout_model)
+    return float(norm)
+
+
+def token_share(local_tokens: float, total_local_tokens: float) -> float:
+    """Weight of a micro-batch's token-mean loss so the step's loss is the token mean over
+    the whole (all-rank) batch: gradients are averaged over ranks, hence * world size."""
+    global_tokens = distributed.all_reduce_sum(total_local_tokens)
+    if global_tokens == 0:
+        return 0.0
+    return local_tokens / global_tokens * distributed.world_size()
+
+
+# --- checkpoints and evaluation -----------------------------------------------------------
+
+
+def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo | None:
+    teacher_state = (
+        distributed.full_state_dict(session.teacher) if session.teacher is not None else None
+    )
+    if not distributed.is_main():
+        distributed.barrier()
+        return None
+    trainer_state = {
+        "step": session.step,
+        "trajectories_seen": session.trajectories_seen,
+        "lemmas_seen": sorted(session.lemmas_seen),
+        "cursor": session.cursor.state() if session.cursor else None,
+        "scheduler": session.scheduler.state_dict(),
+    }
+    if session.config.run.distributed == "none":
+        trainer_state["optimizer"] = session.optimizer.state_dict()
+    info = session.registry.save(
+        session.config.run.name,
+        session.step,
+        session.rollout_model,  # unsharded and in sync (FSDP: the replica; else the model)
+        session.tokenizer,
+        stage=session.stage,
+        config=session.config.to_dict(),
+        metrics={k: v for k, v in metrics.items() if isinstance(v, (int, float))},
+        data_snapshot=session.data_snapshot,
+        teacher=teacher_state,
+        trainer_state=trainer_state,
+    )
+    session.registry.apply_retention(session.config.run.name, session.config.checkpoints.keep_last)
+    distributed.barrier()
+    return info
+
+
+def evaluate_now(session: Session, checkpoint: CheckpointInfo | None) -> dict[str, Any]:
+    """Held-out evaluation of the live model; recorded on the checkpoint (best.json)."""
+    if not session.eval_problems or session.rollout is None or not distributed.is_main():
+        return {}
+    from training.evaluate import evaluate
+
+    # The unsharded model: under FSDP only rank 0 evaluates, so no collective forward may
+    # run here (for the same reason a sharded teacher gives no student_teacher_kl).
+    teacher = (
+        session.teacher
+        if session.teacher is not None and not distributed.is_sharded(session.teacher)
+        else None
+    )
+    result = evaluate(
+        session.rollout_model,
+        session.tokenizer,
+        session.rollout,
+        session.eval_problems,
+        session.config,
+        pad_id=session.pad_id,
+        lemmas_seen=session.lemmas_seen,
+        teacher=teacher,
+        coach=session.coach if teacher is not None else None,
+    )
+    metrics = {f"eval/{k}": v for k, v in result.metrics.items()}
+    if checkpoint is not None:
+        session.registry.record_eval(
+            checkpoint.path, result.metrics, session.config.evaluation.select_metric
+        )
+    return metrics
+
+
+def _check_memory(session: Session) -> None:
+    limit = session.config.resources.memory_limit_bytes
+    if limit is None:
+        return
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+    if peak > limit:
+        raise MemoryLimitExceeded(
+            f"peak RSS {peak / 1e9:.2f} GB passed resources.memory_limit={session.config.resources.memory_limit}; raise it or shrink the batch"
+        )
+
+
+# --- the loop -----------------------------------------------------------------------------
+
+
+def run_loop(
+    session: Session,
+    step_fn: StepFn,
+    total_steps: int,
+    stage_of_step: Callable[[int], str] | None = None,
+) -> TrainResult:
+    """Call step_fn until total_steps (or the stop flag); log, checkpoint, evaluate, plot."""
+    from tqdm import tqdm
+
+    config = session.config
+    result = TrainResult(
+        run=config.run.name, stage=session.stage, steps_done=0, metrics_path=session.logger.path
+    )
+    last_metrics: dict[str, Any] = {}
+    bar = tqdm(
+        total=total_steps,
+        initial=session.step,
+        desc=f"{session.stage} {config.run.name}",
+        disable=not distributed.is_main(),
+        dynamic_ncols=True,
+    )
+    try:
+        while session.step < total_steps:
+            if session.stop.is_set():
+                result.stopped_early = True
+                break
+            started = time.perf_counter()
+            metrics = distributed.reduce_metrics(step_fn(session))
+            session.step += 1
+            metrics["step_time_s"] = time.perf_counter() - started
+            if metrics.get("tokens"):
+                metrics["tokens_per_s"] = metrics["tokens"] / metrics["step_time_s"]
+            metrics["lr"] = session.scheduler.get_last_lr()[0]
+            metrics["trajectories_seen"] = int(
+                distributed.all_reduce_sum(session.trajectories_seen)
+            )
+            last_metrics = metrics
+            stage = stage_of_step(session.step - 1) if stage_of_step else session.stage
+            checkpoint = None
+            at_end = session.step == total_steps
+            if session.step % config.checkpoints.every == 0 or at_end:
+                checkpoint = save_checkpoint(session, metrics)
+                result.last_checkpoint = checkpoint.path if checkpoint else result.last_checkpoint
+            if (config.evaluation.every and session.step % config.evaluation.every == 0) or at_end:
+                metrics.update(evaluate_now(session, checkpoint))
+            if session.step % config.run.log_every == 0 or at_end:
+                session.logger.log(session.step, stage, metrics)
+            _check_memory(session)
+            loss = metrics.get("loss")
+            bar.set_postfix(
+                {
+                    k: f"{v:.4g}"
+                    for k, v in metrics.items()
+                    if k in ("loss", "reward", "fd_kl") and isinstance(v, float)
+                }
+            )
+            bar.update(1)
+            if isinstance(loss, float) and not math.isfinite(loss):
+                raise FloatingPointError(
+                    f"loss became {loss} at step {session.step}: lower optimizer.lr or check the data"
+                )
+        if (
+            result.stopped_early
+            and session.step > 0
+            and (
+                result.last_checkpoint is None
+                or not result.last_checkpoint.name.endswith(f"{session.step:06d}")
+            )
+        ):
+            checkpoint = save_checkpoint(session, last_metrics)
+            result.last_checkpoint = checkpoint.path if checkpoint else result.last_checkpoint
+    finally:
+        bar.close()
+        result.steps_done = session.step
+        result.final_metrics = last_metrics
+        if distributed.is_main() and session.logger.path.exists():
+            result.plots = session.logger.plot()
+        best = session.registry.best(config.run.name)
+        result.best_checkpoint = best[0] if best else None
+    return result

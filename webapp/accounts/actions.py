@@ -1,0 +1,44 @@
+"""Writes of the accounts app (classes and memberships)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from webapp.accounts.models import Classroom
+from webapp.courses.models import Course
+
+
+class InvalidInput(ValueError):
+    """Bad user input; the message is shown to the user as is."""
+
+
+def normalise_join_code(code: str) -> str:
+    return "".join(code.split()).upper().replace("-", "")
+
+
+def do_join_classroom(student: User, code: str) -> Classroom:
+    code = normalise_join_code(code)
+    if not code:
+        raise InvalidInput("Type the join code your teacher gave you.")
+    with transaction.atomic():
+        classroom = Classroom.objects.filter(join_code=code).first()
+        if classroom is None:
+            raise InvalidInput(f"No class has the join code {code}. Check it with your teacher.")
+        classroom.students.add(student)
+    return classroom
+
+
+def do_create_classroom(teacher: User, name: str, courses: list[Course]) -> Classroom:
+    name = name.strip()
+    if not name:
+        raise InvalidInput("Give the class a name.")
+    with transaction.atomic():
+        classroom = Classroom.objects.create(name=name[:120], teacher=teacher)
+        classroom.courses.set(courses)
+    return classroom
+
+
+def do_set_classroom_courses(classroom: Classroom, courses: list[Course]) -> None:
+    with transaction.atomic():
+        classroom.courses.set(courses)

@@ -1,0 +1,35 @@
+"""Classes (classrooms) that tie a teacher to students and courses, joined with a code."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+# No 0/O/1/I/L: join codes are read aloud and typed from a projector.
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+class Classroom(models.Model):
+    name = models.CharField(max_length=120)
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="classrooms_taught"
+    )
+    students = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="classrooms"
+    )
+    courses = models.ManyToManyField("courses.Course", blank=True, related_name="classrooms")
+    join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name

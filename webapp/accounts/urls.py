@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from webapp.accounts import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("me/", views.dashboard, name="dashboard"),
+    path("classes/join/", views.join_classroom, name="join"),
+    path("classes/new/", views.create_classroom, name="create_classroom"),
+    path("classes/<int:pk>/", views.classroom_detail, name="classroom"),
+    path("classes/<int:pk>/courses/", views.classroom_courses, name="classroom_courses"),
+]

@@ -1,0 +1,119 @@
+"""The web app's boundary to the checker (tutor.lean) and the coach (tutor.coach).
+
+Lean reports positions in the whole document it checked (header, statement, proof); the
+student wrote only the proof, so everything stored and shown is shifted to proof lines:
+proof line 1 is the first line the student typed. A message about the statement itself
+(e.g. "unsolved goals" at its `by`) gets line 0: "about the proof as a whole".
+
+Tests swap `checker_factory` / `coach_factory` (module attributes) or set LEAN_REPL_CMD to
+the protocol test double; product code never imports anything from tests/.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tutor.lean.types import CheckResult, Diagnostic, LeanUnavailable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_COACH_SOURCE = "compiler"
+
+
+def _default_checker() -> Any:
+    from tutor.lean import get_checker
+
+    return get_checker()
+
+
+def _default_coach(source: str) -> Any:
+    from tutor.coach import make_coach
+
+    return make_coach(source)
+
+
+checker_factory: Callable[[], Any] = _default_checker
+coach_factory: Callable[[str], Any] = _default_coach
+
+
+def coach_source() -> str:
+    return os.environ.get("LEANCOACH_COACH_SOURCE", "").strip() or DEFAULT_COACH_SOURCE
+
+
+def proof_offset(statement: str, header: str) -> int:
+    """How many document lines come before the student's first proof line."""
+    header_lines = len(header.rstrip("\n").split("\n")) if header.strip() else 0
+    return header_lines + len(statement.rstrip("\n").split("\n"))
+
+
+@dataclass
+class CheckOutcome:
+    """What Lean said, or why it could not say anything (never both)."""
+
+    result: CheckResult | None
+    unavailable: str | None = None  # "Lean unavailable: <reason>"
+    failure: str | None = None  # the check ran but could not finish (timeout, crash)
+
+
+def run_check(statement: str, proof: str, header: str) -> CheckOutcome:
+    try:
+        result = checker_factory().check_proof(statement, proof, header)
+    except LeanUnavailable as exc:
+        return CheckOutcome(result=None, unavailable=f"Lean unavailable: {exc}")
+    if result.could_not_check:
+        if result.timed_out:
+            why = "Lean ran out of time on this proof"
+        elif result.crashed:
+            why = "the Lean process crashed"
+        else:
+            why = result.error or "unknown reason"
+        return CheckOutcome(result=result, failure=f"Could not check: {why}")
+    return CheckOutcome(result=result)
+
+
+def to_proof_lines(diagnostic: Diagnostic, offset: int) -> Diagnostic:
+    line = max(diagnostic.line - offset, 0)
+    end_line = diagnostic.end_line - offset if diagnostic.end_line is not None else None
+    return replace(
+        diagnostic, line=line, end_line=max(end_line, 0) if end_line is not None else None
+    )
+
+
+@dataclass
+class CoachOutcome:
+    suggestions: list[tuple[int, str, str]]  # (proof line or 0, text, kind)
+    source: str
+    detail: str = ""  # fallback reason or why there is no advice
+
+
+def ask_coach(
+    statement: str, proof: str, header: str, result: CheckResult, reference_proof: str
+) -> CoachOutcome:
+    """The coach reads the statement and proof as one text (with the document's lines, so
+    Lean's positions match); its suggestions are shifted back to proof lines."""
+    from tutor.coach.types import CoachUnavailable
+
+    source = coach_source()
+    document = statement.rstrip("\n") + "\n" + proof
+    shift = len(statement.rstrip("\n").split("\n"))
+    header_lines = proof_offset(statement, header) - shift
+    diagnostics = [replace(d, line=max(d.line - header_lines, 1)) for d in result.diagnostics]
+    try:
+        coach = coach_factory(source)
+        feedback = coach.advise(statement, document, diagnostics, reference_proof or None)
+    except CoachUnavailable as exc:
+        return CoachOutcome([], source, f"The coach ({source}) is unavailable: {exc}")
+    except Exception as exc:  # the verdict stands even if advice fails; say so
+        log.exception("the coach (%s) failed", source)
+        return CoachOutcome([], source, f"The coach ({source}) failed: {exc}")
+    suggestions = [(max((s.line or 0) - shift, 0), s.text, s.kind) for s in feedback.suggestions]
+    detail = (
+        f"fell back from {feedback.requested_source}: {feedback.fallback_reason}"
+        if feedback.fell_back
+        else ""
+    )
+    return CoachOutcome(suggestions, feedback.source, detail)

@@ -1,0 +1,172 @@
+"""A student's attempt at an exercise, what Lean said about it, what the coach suggested,
+and what teachers made of those suggestions (curated feedback, exported for training)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+MAX_PROOF_CHARS = 20_000  # a proof longer than this is almost surely a paste accident
+
+
+class Attempt(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        CHECKING = "checking", "Lean is checking"
+        COACHING = "coaching", "The coach is reading"
+        DONE = "done", "Done"
+        UNAVAILABLE = "unavailable", "Lean unavailable"
+        FAILED = "failed", "Could not check"
+
+    FINISHED = (Status.DONE, Status.UNAVAILABLE, Status.FAILED)
+
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+    )
+    exercise = models.ForeignKey(
+        "courses.Exercise", on_delete=models.CASCADE, related_name="attempts"
+    )
+    proof = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    # None until Lean gave a verdict; stays None when Lean could not check (never invented).
+    valid = models.BooleanField(null=True, default=None)
+    status_detail = models.TextField(blank=True)  # e.g. "Lean unavailable: <reason>"
+    check_result = models.JSONField(null=True, blank=True)  # CheckResult.to_dict()
+    coach_source = models.CharField(max_length=60, blank=True)
+    coach_detail = models.TextField(blank=True)  # why the coach said nothing, if it did not
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["student", "exercise", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.pk} by {self.student_id} on {self.exercise_id}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    @property
+    def group_name(self) -> str:
+        return f"attempt.{self.pk}"
+
+    def proof_lines(self) -> list[str]:
+        return self.proof.split("\n")
+
+    @property
+    def statement_line_count(self) -> int:
+        return len(self.exercise.statement_text.split("\n"))
+
+    @property
+    def source_text(self) -> str:
+        """Statement + proof: the text Lean and the coach number lines in (no header)."""
+        return self.exercise.statement_text + "\n" + self.proof
+
+    def source_line(self, proof_line: int) -> int:
+        """A proof line (0: the statement as a whole) as a line of `source_text`."""
+        return self.statement_line_count + max(proof_line, 0)
+
+
+class LineDiagnostic(models.Model):
+    """One Lean message, positioned in the student's proof text (line 1 = first proof line)."""
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="diagnostics")
+    line = models.IntegerField()
+    column = models.IntegerField(default=0)
+    end_line = models.IntegerField(null=True, blank=True)
+    end_column = models.IntegerField(null=True, blank=True)
+    severity = models.CharField(max_length=16)
+    kind = models.CharField(max_length=32, blank=True)
+    message = models.TextField()
+    goal = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["line", "column", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.severity} at line {self.line}: {self.message[:40]}"
+
+
+class Suggestion(models.Model):
+    """One of the coach's 1-3 line-anchored suggestions, and its teacher review."""
+
+    class Review(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        APPROVED = "approved", "Approved"
+        EDITED = "edited", "Edited"
+        REJECTED = "rejected", "Rejected"
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="suggestions")
+    line = models.IntegerField()
+    text = models.TextField()
+    kind = models.CharField(max_length=40, blank=True)
+    source = models.CharField(max_length=60, blank=True)
+    extra = models.JSONField(default=dict, blank=True)  # anything else the coach returned
+    review = models.CharField(max_length=16, choices=Review.choices, default=Review.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["line", "pk"]
+
+    def __str__(self) -> str:
+        return f"suggestion {self.pk} at line {self.line}"
+
+    @property
+    def source_line(self) -> int:
+        return self.attempt.source_line(self.line)
+
+
+class CuratedFeedback(models.Model):
+    """A teacher's verdict on a suggestion: the training signal. For `edited` the text is the
+    teacher's; for `approved` it is the coach's, endorsed; for `rejected` the reason says why."""
+
+    suggestion = models.OneToOneField(Suggestion, on_delete=models.CASCADE, related_name="curated")
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="curated"
+    )
+    verdict = models.CharField(max_length=16, choices=Suggestion.Review.choices)
+    text = models.TextField(blank=True)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} feedback on suggestion {self.suggestion_id}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "text": self.text,
+            "reason": self.reason,
+            "teacher": self.teacher.get_username() if self.teacher else None,
+        }
+
+
+class Progress(models.Model):
+    """A student's standing on one exercise, kept on the server (updated when a check ends)."""
+
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="progress"
+    )
+    exercise = models.ForeignKey(
+        "courses.Exercise", on_delete=models.CASCADE, related_name="progress"
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    solved = models.BooleanField(default=False)
+    solved_at = models.DateTimeField(null=True, blank=True)
+    last_attempt = models.ForeignKey(Attempt, on_delete=models.SET_NULL, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["student", "exercise"], name="progress_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"progress of {self.student_id} on {self.exercise_id}"

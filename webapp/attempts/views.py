@@ -1,0 +1,161 @@
+"""Submitting attempts, watching them, and the teachers' review queue."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
+
+from webapp.accounts.http import AuthedRequest, HtmxRequest
+from webapp.accounts.roles import is_admin, is_teacher
+from webapp.attempts import live
+from webapp.attempts.access import reviewable_suggestions, visible_attempts
+from webapp.attempts.actions import (
+    InvalidInput,
+    ReviewInput,
+    do_review_suggestion,
+    do_submit_attempt,
+)
+from webapp.attempts.models import Attempt, Suggestion
+from webapp.courses.access import visible_courses
+from webapp.courses.forms import ProofForm
+from webapp.courses.models import Exercise
+
+REVIEW_PAGE_SIZE = 50
+
+
+def _get_attempt_for_user(request: AuthedRequest, pk: int) -> Attempt | None:
+    return visible_attempts(request.user).filter(pk=pk).first()
+
+
+def _get_exercise_for_user(request: HttpRequest, pk: int) -> Exercise | None:
+    courses = visible_courses(request.user)
+    return (
+        Exercise.objects.select_related("world__course")
+        .filter(pk=pk, world__course__in=courses)
+        .first()
+    )
+
+
+def _get_suggestion_for_reviewer(request: AuthedRequest, pk: int) -> Suggestion | None:
+    return reviewable_suggestions(request.user).filter(pk=pk).first()
+
+
+def _is_reviewer(request: AuthedRequest) -> bool:
+    return is_teacher(request.user) or is_admin(request.user)
+
+
+def _submit_problem(
+    request: HtmxRequest, exercise: Exercise | None, proof: str, message: str, status: int
+) -> HttpResponse:
+    """A refused submission: the message next to the editor; the proof text is never lost."""
+    if request.htmx:
+        # htmx swaps only 2xx answers; the editor keeps its text because only the message
+        # box is replaced.
+        response = render(request, "courses/exercise.html#form_errors", {"form_error": message})
+        return reswap(retarget(response, "#form-errors"), "outerHTML")
+    if exercise is None:
+        return render(
+            request, "courses/not_available.html", {"what": "this exercise"}, status=status
+        )
+    form = ProofForm(initial={"proof": proof})
+    history = visible_attempts(request.user).filter(student_id=request.user.pk, exercise=exercise)[
+        :20
+    ]
+    context = {"exercise": exercise, "form": form, "form_error": message, "history": history}
+    return render(request, "courses/exercise.html", context, status=status)
+
+
+@require_POST
+def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
+    proof = request.POST.get("proof", "")
+    if not isinstance(request.user, User):  # not logged in (any more)
+        if not request.htmx:
+            return redirect_to_login(request.get_full_path())
+        login = reverse("login")
+        message = (
+            f"Your session has expired. Log in again ({login}); your proof is kept in this browser."
+        )
+        return _submit_problem(request, None, proof, message, 401)
+    exercise = _get_exercise_for_user(request, exercise_pk)
+    if exercise is None:
+        return _submit_problem(
+            request, None, proof, "This exercise is not in any of your courses.", 404
+        )
+    try:
+        attempt = do_submit_attempt(request.user, exercise, proof)
+    except InvalidInput as exc:
+        return _submit_problem(request, exercise, proof, str(exc), 400)
+    if not request.htmx:
+        return redirect("courses:exercise", slug=exercise.world.course.slug, name=exercise.name)
+    history = visible_attempts(request.user).filter(student=request.user, exercise=exercise)[:20]
+    context = {**live.attempt_context(attempt), "history": history, "exercise": exercise}
+    return render(request, "attempts/submitted.html", context)
+
+
+@login_required
+@require_GET
+def attempt_detail(request: AuthedRequest, pk: int) -> HttpResponse:
+    attempt = _get_attempt_for_user(request, pk)
+    if attempt is None:
+        return render(request, "courses/not_available.html", {"what": "this attempt"}, status=404)
+    return render(request, "attempts/attempt.html", live.attempt_context(attempt))
+
+
+@login_required
+@require_GET
+def attempt_live(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The live fragments as htmx fetches them (the Refresh button; same as the push)."""
+    attempt = _get_attempt_for_user(request, pk)
+    if attempt is None:
+        return HttpResponse("This attempt is not yours to see.", status=404)
+    return HttpResponse(live.render_fragments(attempt))
+
+
+@login_required
+@require_GET
+def review_queue(request: AuthedRequest) -> HttpResponse:
+    if not _is_reviewer(request):
+        return render(
+            request, "courses/not_available.html", {"what": "the review queue"}, status=403
+        )
+    show_all = request.GET.get("show") == "all"
+    suggestions = reviewable_suggestions(request.user).select_related("curated")
+    if not show_all:
+        suggestions = suggestions.filter(review=Suggestion.Review.PENDING)
+    suggestions = suggestions.order_by("-attempt__created_at", "line")[:REVIEW_PAGE_SIZE]
+    return render(
+        request, "attempts/review.html", {"suggestions": suggestions, "show_all": show_all}
+    )
+
+
+@require_POST
+@login_required
+def review_suggestion(request: AuthedRequest, pk: int) -> HttpResponse:
+    suggestion = _get_suggestion_for_reviewer(request, pk)
+    if suggestion is None:
+        return HttpResponse("This suggestion is not in your classes.", status=404)
+    review = ReviewInput(
+        verdict=request.POST.get("verdict", ""),
+        text=request.POST.get("text", ""),
+        reason=request.POST.get("reason", ""),
+    )
+    error = ""
+    try:
+        do_review_suggestion(request.user, suggestion, review)
+    except InvalidInput as exc:
+        error = str(exc)
+    if not request.htmx:
+        messages.add_message(
+            request, messages.ERROR if error else messages.SUCCESS, error or "Review saved."
+        )
+        return redirect("attempts:review")
+    suggestion.refresh_from_db()
+    context = {"s": suggestion, "error": error, "posted": review if error else None}
+    return render(request, "attempts/review.html#item", context)

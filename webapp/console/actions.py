@@ -1,0 +1,59 @@
+"""Writes of the admin console. Each runs in a transaction; tasks and pushes fire on commit."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from webapp.console import training_bridge
+from webapp.console.models import TrainingRun
+
+logger = logging.getLogger(__name__)
+
+
+def do_launch_training_run(user: Any, fields: dict[str, Any]) -> TrainingRun:
+    """Create a queued run from validated form fields and enqueue it once committed."""
+    from webapp.console.tasks import run_training
+
+    with transaction.atomic():
+        run = TrainingRun.objects.create(created_by=user, **fields)
+        run_training.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # celery-types lags
+    logger.info("training run %s launched by %s", run.pk, user)
+    return run
+
+
+def do_request_stop(run: TrainingRun) -> TrainingRun:
+    """Cooperative stop: the trainer ends between steps. A queued run stops before it starts."""
+    from webapp.console.tasks import push_run_state
+
+    with transaction.atomic():
+        run = TrainingRun.objects.select_for_update().get(pk=run.pk)
+        if not run.is_active:
+            return run
+        run.stop_requested = True
+        if run.status == TrainingRun.Status.QUEUED:
+            run.status = TrainingRun.Status.STOPPED
+            run.finished_at = timezone.now()
+            final = True
+        else:
+            run.status = TrainingRun.Status.STOPPING
+            final = False
+        run.save(update_fields=["stop_requested", "status", "finished_at"])
+        pk = run.pk
+        transaction.on_commit(lambda: push_run_state(pk, final=final))
+    return run
+
+
+def do_promote_checkpoint(user: Any, rel_path: str) -> training_bridge.SlotChange:
+    change = training_bridge.promote(rel_path, reason=f"promoted by {user} from the console")
+    logger.info("promote %s by %s: %s", rel_path, user, change.message)
+    return change
+
+
+def do_rollback_serving(user: Any) -> training_bridge.SlotChange:
+    change = training_bridge.rollback(reason=f"rolled back by {user} from the console")
+    logger.info("rollback by %s: %s", user, change.message)
+    return change

@@ -1,0 +1,75 @@
+"""Continual distillation on the `train` queue (task train.continual_distill).
+
+One round: export a fresh snapshot of what the web app collected (webapp.attempts.export:
+attempts, prover trajectories, teacher-approved feedback) unless a snapshot path is given,
+then hand it to training.continual.continual_distill, which runs FD steps from the serving
+checkpoint, evaluates, and promotes the new checkpoint only when it beats the serving one.
+
+The training config comes from a YAML file (LEANCOACH_CONTINUAL_CONFIG, or the task's
+`config_path`); output folders and the checkpoint registry are always the web app's own.
+Without a held-out set (data.eval) nothing is promoted, and training says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+CONFIG_ENV = "LEANCOACH_CONTINUAL_CONFIG"
+
+
+def fresh_snapshot() -> Path:
+    from webapp.attempts.export import export_training_snapshot
+
+    target = Path(settings.VAR_DIR) / "snapshots" / f"snapshot-{timezone.now():%Y%m%d-%H%M%S}.jsonl"
+    counts = export_training_snapshot(target)
+    logger.info("continual distillation snapshot %s: %s", target, counts.as_dict())
+    return target
+
+
+def continual_config(config_path: str | None) -> Any:
+    from training.config import Config, load_config
+
+    path = config_path or os.environ.get(CONFIG_ENV, "")
+    config = load_config(path) if path else Config()
+    config.run.output_dir = str(Path(settings.VAR_DIR) / "runs")
+    config.run.name = f"continual-{timezone.now():%Y%m%d-%H%M%S}"
+    config.checkpoints.registry = str(settings.CHECKPOINT_ROOT)
+    return config
+
+
+def run_continual_distillation(
+    snapshot_path: str | None, config_path: str | None = None
+) -> dict[str, Any]:
+    """Returns a JSON-able summary; failures are reported in it (ok False, error), not raised:
+    a periodic task must report, not crash-loop."""
+    try:
+        snapshot = Path(snapshot_path) if snapshot_path else fresh_snapshot()
+        if not snapshot.exists():
+            raise FileNotFoundError(f"snapshot {snapshot} does not exist")
+        from training.continual import continual_distill
+
+        result = continual_distill(snapshot, continual_config(config_path))
+    except Exception as exc:  # noqa: BLE001 - see docstring
+        logger.warning("continual distillation did not run: %s: %s", type(exc).__name__, exc)
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    summary = {
+        "ok": result.error is None,
+        "snapshot": str(snapshot),
+        "promoted": result.promoted,
+        "reason": result.reason,
+        "checkpoint": str(result.checkpoint) if result.checkpoint else None,
+        "baseline": result.baseline,
+        "candidate": result.candidate,
+        "steps_done": result.steps_done,
+        "error": result.error,
+    }
+    logger.info("continual distillation: %s", summary)
+    return summary

@@ -1,0 +1,80 @@
+"""Live pages over Channels: push rendered fragments to a group, and a consumer base that
+checks the user in connect() and replays the current state.
+
+Message contract (channel layer -> consumer): {"type": "live.html", "html": str,
+"final": bool}. `html` is one or more fragments whose top-level elements carry ids; htmx's ws
+extension swaps each into the element with the same id. `final` is True on the last message
+of a run (the page then shows its end state; the socket stays open so a reload still works).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+MESSAGE_TYPE = "live.html"
+
+
+def render_fragments(template: str, names: list[str], context: dict[str, Any]) -> str:
+    """The named partials of one template, concatenated (the page renders the same ones)."""
+    return "".join(render_to_string(f"{template}#{name}", context) for name in names)
+
+
+def push(group: str, html: str, *, final: bool = False) -> None:
+    """Send fragments to every browser watching `group` (synchronous code: tasks, actions)."""
+    layer = get_channel_layer()
+    if layer is None:  # no channel layer configured: nothing is watching
+        return
+    async_to_sync(layer.group_send)(group, {"type": MESSAGE_TYPE, "html": html, "final": final})
+
+
+class LiveFragmentConsumer(AsyncWebsocketConsumer):
+    """Subclasses say who may watch (load_for_user) and what the current state looks like
+    (render_state); both run in a thread because they touch the database."""
+
+    group_name: str = ""
+
+    def load_for_user(self, pk: int, user: Any) -> Any | None:
+        """The watched object, or None when this user may not watch it (or it is gone)."""
+        raise NotImplementedError
+
+    def render_state(self, obj: Any) -> str:
+        raise NotImplementedError
+
+    def group_for(self, obj: Any) -> str:
+        return str(obj.group_name)
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        obj = None
+        if user is not None and user.is_authenticated:
+            obj = await database_sync_to_async(self.load_for_user)(pk, user)
+        if obj is None:
+            await self.close(code=4403)
+            return
+        self.group_name = self.group_for(obj)
+        await self.channel_layer.group_add(self.group_name, self.channel_name)
+        await self.accept()
+        # Replay after joining the group: an update racing with the replay arrives after it.
+        await self.send(text_data=await database_sync_to_async(self._fresh_state)(pk, user))
+
+    def _fresh_state(self, pk: int, user: Any) -> str:
+        obj = self.load_for_user(pk, user)
+        return self.render_state(obj) if obj is not None else ""
+
+    async def disconnect(self, code: int) -> None:
+        if self.group_name:
+            await self.channel_layer.group_discard(self.group_name, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Watch-only sockets: commands go through POST views (CSRF, permissions, actions).
+        return
+
+    async def live_html(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=event["html"])

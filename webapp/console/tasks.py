@@ -1,0 +1,114 @@
+"""Celery tasks of the `train` queue: one training run, and continual distillation.
+
+`train.run_training(run_pk)` re-fetches the TrainingRun, runs training through
+webapp.console.training_bridge, stores each metrics record as a TrainingMetric row and pushes
+the run's fragments to the group `training_run.<pk>` after every record; it always sends a
+final message, and marks the run failed with the error when anything raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from celery import shared_task
+from django.db.models import F
+from django.db.models.functions import Greatest
+from django.utils import timezone
+
+from webapp.console import training_bridge
+from webapp.console.live import push, render_fragments
+from webapp.console.models import TrainingMetric, TrainingRun
+from webapp.console.presenters import run_context
+
+logger = logging.getLogger(__name__)
+
+RUN_TEMPLATE = "console/run.html"
+LIVE_PARTS = ["status", "charts"]
+FINAL_PARTS = ["status", "charts", "plots"]
+
+
+def push_run_state(pk: int, *, final: bool = False) -> None:
+    run = TrainingRun.objects.get(pk=pk)
+    parts = FINAL_PARTS if final else LIVE_PARTS
+    push(run.group_name, render_fragments(RUN_TEMPLATE, parts, run_context(run)), final=final)
+
+
+def _metrics_callback(run: TrainingRun, stop_flag: Any) -> Any:
+    def on_metrics(record: dict[str, Any]) -> None:
+        step = int(record.get("step", 0))
+        values = {k: v for k, v in record.items() if k not in ("step", "stage")}
+        TrainingMetric.objects.create(
+            run=run, step=step, stage=str(record.get("stage", "")), values=values
+        )
+        TrainingRun.objects.filter(pk=run.pk).update(step=Greatest(F("step"), min(step, run.steps)))
+        # The console sets stop_requested in the database; the trainer only sees the flag.
+        if TrainingRun.objects.filter(pk=run.pk, stop_requested=True).exists():
+            stop_flag.set()
+        push_run_state(run.pk)
+
+    return on_metrics
+
+
+def _mark(run: TrainingRun, **fields: Any) -> None:
+    for name, value in fields.items():
+        setattr(run, name, value)
+    run.save(update_fields=list(fields))
+
+
+@shared_task(name="train.run_training")
+def run_training(run_pk: int) -> str:
+    run = TrainingRun.objects.filter(pk=run_pk).first()
+    if run is None:
+        return "missing"
+    if run.status != TrainingRun.Status.QUEUED:  # stopped before it started, or a redelivery
+        push_run_state(run.pk, final=not run.is_active)
+        return run.status
+    directory = training_bridge.run_dir(run)
+    _mark(
+        run, status=TrainingRun.Status.RUNNING, started_at=timezone.now(), output_dir=str(directory)
+    )
+    push_run_state(run.pk)
+    try:
+        outcome = _train(run, directory)
+    except Exception as exc:  # noqa: BLE001 - any failure ends the run visibly, with its reason
+        logger.exception("training run %s failed", run.pk)
+        run.refresh_from_db()
+        _mark(run, status=TrainingRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}",
+              finished_at=timezone.now())  # fmt: skip
+    else:
+        run.refresh_from_db()
+        status = TrainingRun.Status.STOPPED if outcome.stopped else TrainingRun.Status.FINISHED
+        _mark(run, status=status, checkpoint=outcome.checkpoint, finished_at=timezone.now())
+    finally:
+        _plots_quietly(directory)
+        push_run_state(run.pk, final=True)
+    return run.status
+
+
+def _train(run: TrainingRun, directory: Path) -> training_bridge.TrainingOutcome:
+    problems = directory / "problems.jsonl"
+    _, with_proof = training_bridge.export_problems(run, problems)
+    config = training_bridge.build_config(run, problems)
+    stage = training_bridge.stage_for(run)
+    if stage == "sft":
+        _mark(run, steps=training_bridge.expected_sft_steps(config, with_proof))
+    stop_flag = training_bridge.new_stop_flag()
+    return training_bridge.train(stage, config, _metrics_callback(run, stop_flag), stop_flag)
+
+
+def _plots_quietly(directory: Path) -> None:
+    try:
+        training_bridge.write_plots(directory)
+    except Exception:  # noqa: BLE001 - plots are a convenience; the charts still show metrics
+        logger.exception("could not draw plots in %s", directory)
+
+
+@shared_task(name="train.continual_distill")
+def continual_distill(snapshot_path: str = "", config_path: str = "") -> dict[str, Any]:
+    """One round of continual distillation (see webapp.console.continual and docs/CONSOLE.md);
+    with no snapshot path, a fresh snapshot is exported first."""
+    from webapp.console import continual
+
+    return continual.run_continual_distillation(snapshot_path or None, config_path or None)

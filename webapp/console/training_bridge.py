@@ -1,0 +1,260 @@
+"""The web layer's one boundary to `training/`: build a run's config from the console's
+knobs, run it, and read / change the checkpoint registry.
+
+Only training's public functions are called from here (training.config, training.runlog,
+training.checkpoints and the trainer entry point). Nothing Django-specific crosses into
+training: the task passes plain callbacks and a stop flag.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from training.checkpoints import CheckpointRegistry
+    from training.config import Config
+    from training.runlog import StopFlag
+    from webapp.console.models import TrainingRun
+
+
+class TrainingUnavailable(RuntimeError):
+    """Training cannot start here; the message says why and what to do."""
+
+
+@dataclass
+class TrainingOutcome:
+    """How a run ended, as reported by the trainer (stopped: the stop flag ended it early)."""
+
+    stopped: bool = False
+    checkpoint: str = ""
+    final_metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def runs_root() -> Path:
+    return Path(settings.VAR_DIR) / "runs"
+
+
+def run_dir(run: TrainingRun) -> Path:
+    """Where training writes this run's metrics.jsonl and plots/ (RunConfig: output_dir/name)."""
+    return runs_root() / run.run_name
+
+
+def registry() -> CheckpointRegistry:
+    from training.checkpoints import CheckpointRegistry
+
+    return CheckpointRegistry(settings.CHECKPOINT_ROOT)
+
+
+# --- config -------------------------------------------------------------------------------
+
+
+def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
+    """Write the run's course as training problems (the fields of shared/data/minif2f.jsonl,
+    as training.data reads them); returns (problems, problems with a reference proof)."""
+    from webapp.courses.models import Exercise
+
+    if run.course_id is None:
+        raise TrainingUnavailable("choose a problem set (a course) for the run")
+    exercises = Exercise.objects.filter(world__course_id=run.course_id).order_by(
+        "world__order", "order", "pk"
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    count = with_proof = 0
+    with target.open("w", encoding="utf-8") as handle:
+        for exercise in exercises:
+            record = {
+                "name": exercise.name,
+                "split": exercise.split,
+                "informal_prefix": exercise.informal_prefix,
+                "formal_statement": exercise.formal_statement,
+                "goal": exercise.goal,
+                "header": exercise.header,
+                "reference_proof": exercise.reference_proof or None,
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+            with_proof += bool(exercise.reference_proof.strip())
+    if count == 0:
+        raise TrainingUnavailable(f"the course {run.course} has no exercises to train on")
+    return count, with_proof
+
+
+def resolve_base_model(run: TrainingRun) -> str:
+    """The admin's choice, else the serving checkpoint; never a download."""
+    if run.base_model.strip():
+        return run.base_model.strip()
+    serving = registry().serving_path()
+    if serving is None:
+        raise TrainingUnavailable(
+            "no base model: type a local model directory (or 'smollm2') in the launch form, "
+            "or promote a checkpoint to serving first"
+        )
+    return str(serving)
+
+
+TINY_SFT_MAX_LENGTH = 2048
+TINY_MAX_PROBLEMS = 8
+
+
+def build_config(run: TrainingRun, problems: Path) -> Config:
+    """The console's knobs over a preset, validated by training's own config checks."""
+    from training.config import Config, config_from_dict, tiny_cpu_config
+
+    model = resolve_base_model(run)
+    if run.preset == run.Preset.TINY:
+        base = tiny_cpu_config(model, str(problems), name=run.run_name)
+    else:
+        base = Config()
+    data = base.to_dict()
+    if run.preset == run.Preset.TINY:
+        # The tiny preset cuts SFT sequences at 256 tokens, shorter than the agent prompt with
+        # its tool schemas (about 1,000 tokens with the tests' tiny tokenizer, more with a
+        # course's longer statements): SFT would find no example. 2,048 fits them.
+        data["training"]["pretrain"]["max_length"] = TINY_SFT_MAX_LENGTH
+        # A smoke run: the first few problems of the set, not all of them.
+        data["data"]["max_problems"] = TINY_MAX_PROBLEMS
+    data["run"].update(name=run.run_name, output_dir=str(runs_root()))
+    data["model"]["path"] = model
+    data["data"]["train"] = str(problems)
+    reinforce = data["training"]["reinforce"]
+    reinforce.update(algorithm=run.algorithm, total_steps=run.steps)
+    # switch_step only matters for FD-GRPO; elsewhere keep it inside [0, steps] so the
+    # config check passes whatever the form said.
+    reinforce["switch_step"] = min(run.switch_step, run.steps)
+    data["fd"].update(top_k=run.top_k, ema_alpha=run.alpha)
+    data["coach"]["source"] = run.feedback_source
+    data["checkpoints"]["registry"] = str(settings.CHECKPOINT_ROOT)
+    # Each console run is new (its name comes from a fresh primary key); a leftover folder
+    # of the same name, e.g. after the database was reset, must not be resumed silently.
+    data["checkpoints"]["resume"] = False
+    return config_from_dict(data)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+def stage_for(run: TrainingRun) -> str:
+    from training.config import STAGE_FOR_ALGORITHM
+
+    return STAGE_FOR_ALGORITHM[run.algorithm]
+
+
+def expected_sft_steps(config: Config, n_problems_with_proof: int) -> int:
+    """SFT's length follows from the data: epochs x batches (training.sft.train_sft)."""
+    pretrain = config.training.pretrain
+    n = n_problems_with_proof
+    if config.data.max_problems:
+        n = min(n, config.data.max_problems)
+    return max(1, -(-n // pretrain.batch_size) * pretrain.epochs)
+
+
+def new_stop_flag() -> StopFlag:
+    from training.runlog import StopFlag
+
+    return StopFlag()
+
+
+def train(
+    stage: str,
+    config: Config,
+    on_metrics: Callable[[dict[str, Any]], None],
+    stop_flag: StopFlag,
+) -> TrainingOutcome:
+    """training.api.run_stage; raises what it raises (the task records it as the failure)."""
+    from training.api import run_stage
+
+    result = run_stage(stage, config, callback=on_metrics, stop=stop_flag)
+    if result.error:
+        raise RuntimeError(result.error)
+    checkpoint = result.best_checkpoint or result.last_checkpoint
+    return TrainingOutcome(
+        stopped=bool(result.stopped_early),
+        checkpoint=str(checkpoint) if checkpoint else "",
+        final_metrics=dict(result.final_metrics),
+    )
+
+
+def write_plots(directory: Path) -> list[Path]:
+    from training.runlog import plot_metrics
+
+    metrics = directory / "metrics.jsonl"
+    return plot_metrics(metrics, directory / "plots") if metrics.exists() else []
+
+
+# --- checkpoints --------------------------------------------------------------------------
+
+
+@dataclass
+class CheckpointRow:
+    rel_path: str  # relative to the registry root: what promote() takes back
+    run: str
+    step: int
+    stage: str
+    stable: bool
+    evaluation: dict[str, Any]
+    serving: bool
+    previous: bool
+    best: bool
+
+
+def list_checkpoints() -> list[CheckpointRow]:
+    reg = registry()
+    runs_dir = reg.root / "runs"
+    serving = reg.serving()
+    rows: list[CheckpointRow] = []
+    if not runs_dir.is_dir():
+        return rows
+    for run_folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+        best = reg.best(run_folder.name)
+        for info in reg.list(run_folder.name):
+            rel = str(info.path.relative_to(reg.root))
+            rows.append(
+                CheckpointRow(
+                    rel_path=rel,
+                    run=info.run,
+                    step=info.step,
+                    stage=info.stage,
+                    stable=info.stable,
+                    evaluation=info.eval,
+                    serving=bool(serving and serving.path == rel),
+                    previous=bool(serving and serving.previous == rel),
+                    best=bool(best and best[0] == info.path),
+                )
+            )
+    return rows
+
+
+def serving_state() -> dict[str, Any] | None:
+    state = registry().serving()
+    if state is None:
+        return None
+    return {"path": state.path, "previous": state.previous, "version": state.version}
+
+
+@dataclass
+class SlotChange:
+    ok: bool
+    message: str
+
+
+def promote(rel_path: str, reason: str) -> SlotChange:
+    known = {row.rel_path for row in list_checkpoints()}
+    if rel_path not in known:
+        return SlotChange(False, f"{rel_path!r} is not a checkpoint in the registry")
+    result = registry().promote(Path(settings.CHECKPOINT_ROOT) / rel_path, reason=reason)
+    if not result.ok:
+        return SlotChange(False, f"not promoted: {result.reason}")
+    return SlotChange(True, f"{rel_path} now serves (version {result.serving.version})")  # type: ignore[union-attr]
+
+
+def rollback(reason: str) -> SlotChange:
+    result = registry().rollback(reason=reason)
+    if not result.ok:
+        return SlotChange(False, f"not rolled back: {result.reason}")
+    return SlotChange(True, f"rolled back: {result.serving.path} serves again")  # type: ignore[union-attr]
