@@ -441,8 +441,10 @@ class EvaluationConfig:
 @dataclass
 class CheckpointConfig:
     registry: str = field(
-        default="checkpoints",
-        metadata=_help("Registry root: checkpoints/<run>/step-N/ and serving.json live here."),
+        default="var/checkpoints",
+        metadata=_help(
+            "Registry root (the web app uses the same, var/checkpoints): runs/<run>/step-N/ and serving.json live here."
+        ),
     )
     every: int = field(
         default=50, metadata=_help("Save a checkpoint every N steps (and always at the end).")
@@ -494,7 +496,7 @@ class RunConfig:
         metadata=_help("Run name: the folder under output_dir and under the checkpoint registry."),
     )
     output_dir: str = field(
-        default="runs", metadata=_help("Where metrics.jsonl, plots and logs of runs go.")
+        default="var/runs", metadata=_help("Where metrics.jsonl, plots and logs of runs go.")
     )
     seed: int = field(default=0, metadata=_help("Random seed (torch, sampling order)."))
     device: str = field(

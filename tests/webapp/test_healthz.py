@@ -75,7 +75,6 @@ def test_it_names_the_queues_without_a_worker() -> None:
     assert "no worker for: lean, prover, train" in workers.detail
 
 
-
 def test_it_names_the_promoted_checkpoint(client: Client, tmp_path, tiny_model_dir) -> None:
     from transformers import AutoModelForCausalLM
 
