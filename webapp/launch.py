@@ -64,6 +64,9 @@ def main() -> int:
         env["LEANCOACH_REDIS_PORT"] = str(redis_port)
         env["LEANCOACH_REDIS_SERVER"] = redis_server_path()
         processes.insert(0, "redis")
+    if int(env.get("LEANCOACH_CONTINUAL_EVERY_H", "0") or 0) > 0:
+        processes.append("beat")  # schedules continual distillation (settings/base.py)
+    env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var"))
     os.environ.update(env)
 
     _manage("migrate", "--noinput", "-v", "0")

@@ -80,3 +80,16 @@ def test_embedded_default_is_sqlite_in_wal_mode(tmp_path: Path) -> None:
     vendor_mode, busy = result.stdout.split("\n")[:2]
     assert vendor_mode == "sqlite wal"
     assert int(busy) >= 10_000  # a writer waits for the lock instead of failing at once
+
+
+def test_continual_distillation_is_scheduled_only_when_asked() -> None:
+    code = (
+        "from webapp.celery import app; s = app.conf.beat_schedule; "
+        "print(s['continual-distill']['schedule'] if s else 'none')"
+    )
+    off = _django_python(code, DJANGO_SETTINGS_MODULE="webapp.settings.dev")
+    assert off.stdout.strip() == "none", off.stderr
+    on = _django_python(
+        code, DJANGO_SETTINGS_MODULE="webapp.settings.dev", LEANCOACH_CONTINUAL_EVERY_H="6"
+    )
+    assert on.stdout.strip() == str(6 * 3600), on.stderr

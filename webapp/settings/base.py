@@ -126,6 +126,19 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 3600
+# Continual distillation (train.continual_distill) every N hours when set; 0 leaves it to
+# admins (console) and cron. `make run` then also starts Celery beat.
+CONTINUAL_EVERY_H = env_int("LEANCOACH_CONTINUAL_EVERY_H", 0)
+CELERY_BEAT_SCHEDULE = (
+    {
+        "continual-distill": {
+            "task": "train.continual_distill",
+            "schedule": CONTINUAL_EVERY_H * 3600,
+        }
+    }
+    if CONTINUAL_EVERY_H > 0
+    else {}
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
