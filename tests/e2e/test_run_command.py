@@ -45,7 +45,10 @@ def _wait_for_workers(base: str, deadline: float) -> dict:
 def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
-    env.update(LEANCOACH_VAR_DIR=str(tmp_path), LEANCOACH_PORT=str(port))
+    # The first-run fine-tune of the prover model has its own tests; minutes here.
+    env.update(
+        LEANCOACH_VAR_DIR=str(tmp_path), LEANCOACH_PORT=str(port), LEANCOACH_PREPARE_PROVER="0"
+    )
     env.pop("DJANGO_SETTINGS_MODULE", None)
     log = (tmp_path / "run.log").open("w+")
     proc = subprocess.Popen(

@@ -177,6 +177,26 @@ def rollout(
     return [a.trajectory for a in attempts]
 
 
+def prompt_messages(
+    renderer: ChatPolicyBase,
+    problem: Problem,
+    config: AgentConfig,
+    tools: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """initial_messages(), with the tools described in the system turn when the chat template
+    ignores `tools`. A template that shows them renders differently with and without them
+    (looking for a tool's name in the text would be fooled by the system prompt, which
+    already names the tools)."""
+    messages = initial_messages(problem, config)
+    with_tools = renderer.render_chat(messages, tools=tools)
+    if with_tools == renderer.render_chat(messages, tools=None):
+        messages[0] = {
+            **messages[0],
+            "content": f"{config.system_prompt}\n\n{tools_as_text(tools)}",
+        }
+    return messages
+
+
 def _start_attempt(
     policy: ChatPolicyBase,
     problem: Problem,
@@ -185,15 +205,8 @@ def _start_attempt(
     environment: ToolEnvironment,
     config: AgentConfig,
 ) -> _Attempt:
-    messages = initial_messages(problem, config)
+    messages = prompt_messages(policy, problem, config, tools)
     text = policy.render_chat(messages, tools=tools)
-    if TOOL_NAMES[0] not in text:
-        # This chat template ignores `tools`: describe them in the system turn instead.
-        messages[0] = {
-            **messages[0],
-            "content": f"{config.system_prompt}\n\n{tools_as_text(tools)}",
-        }
-        text = policy.render_chat(messages, tools=tools)
     ids = policy.encode(text)
     trajectory = Trajectory(
         problem_id=problem.id,

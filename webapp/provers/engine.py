@@ -10,9 +10,13 @@ environment (LEANCOACH_PROVER_MODEL, LEANCOACH_SERVING_CHECKPOINT; see the servi
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
@@ -60,14 +64,37 @@ def run(
     def forward(event: Any) -> None:
         on_event(event.to_dict() if hasattr(event, "to_dict") else dict(event))
 
+    model, notice = prover_model_spec()
+    if notice:
+        on_event({"type": "notice", "text": notice})
     try:
         result = run_prover(
-            Problem.from_dict(problem), ProverConfig(mode=mode, n=1), forward, should_cancel
+            Problem.from_dict(problem),
+            ProverConfig(mode=mode, n=1, model=model),
+            forward,
+            should_cancel,
         )
     except Exception as exc:  # noqa: BLE001 - out of memory, a bug below: end the run visibly
         logger.exception("prover run failed")
         return ProverOutcome(error=f"the prover failed: {type(exc).__name__}: {exc}")
     return outcome_from_result(result)
+
+
+def prover_model_spec() -> tuple[str, str | None]:
+    """(model spec, a note for the page or None). LEANCOACH_PROVER_MODEL wins; else the
+    registry's serving slot, so that promotions reach this worker; else the base GGUF model,
+    untrained for the tool protocol, which the page then says."""
+    explicit = os.environ.get("LEANCOACH_PROVER_MODEL")
+    if explicit:
+        return explicit, None
+    root = Path(settings.CHECKPOINT_ROOT)
+    if (root / "serving.json").exists():
+        return str(root), None
+    return "smollm2", (
+        "No trained prover model serves yet, so this run uses the base SmolLM2-135M, which has "
+        "not learned the tool protocol. `python manage.py prepare_prover_model` (run once by "
+        "`make run`) fine-tunes it on the starter course and puts it into serving."
+    )
 
 
 def outcome_from_result(result: Any) -> ProverOutcome:

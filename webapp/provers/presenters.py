@@ -15,6 +15,7 @@ LABELS = {
     "coach_suggestion": "Coach",
     "search_expansion": "Search",
     "finished": "Finished",
+    "notice": "Note",
 }
 
 

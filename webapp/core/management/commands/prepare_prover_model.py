@@ -1,8 +1,9 @@
 """Prepare the CPU default prover: SmolLM2-135M-Instruct fine-tuned on the starter course.
 
     python manage.py prepare_prover_model [--force] [--out DIR] [--threads N] [--no-serve]
+                                          [--if-unserved]
 
-The first run trains (about ten minutes on two CPU cores, with a progress bar); later runs
+The first run trains (about 4 minutes on two free CPU cores, with a progress bar); later runs
 find the cached model and return at once. Unless --no-serve, the model is then registered
 in the checkpoint registry (settings.CHECKPOINT_ROOT) and promoted to serving when nothing
 serves yet, so a prover worker with LEANCOACH_SERVING_CHECKPOINT=<that root> uses it, and
@@ -30,6 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--out", default=None, help="model folder (default var/models/...)")
         parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
         parser.add_argument(
+            "--if-unserved",
+            action="store_true",
+            help="do nothing when a checkpoint already serves (what `make run` asks)",
+        )
+        parser.add_argument(
             "--no-serve",
             action="store_true",
             help="do not register it in the checkpoint registry / promote it to serving",
@@ -42,8 +48,13 @@ class Command(BaseCommand):
         out: str | None = None,
         threads: int | None = None,
         no_serve: bool = False,
+        if_unserved: bool = False,
         **options: Any,
     ) -> None:
+        serving = Path(settings.CHECKPOINT_ROOT) / "serving.json"
+        if if_unserved and not force and serving.exists():
+            self.stdout.write(f"A prover checkpoint already serves ({serving}); nothing to do.")
+            return
         from tqdm import tqdm
 
         from training.default_model import (
@@ -67,7 +78,7 @@ class Command(BaseCommand):
                 return
             self.stdout.write(
                 f"Fine-tuning {config.base_model} on {len(problems)} starter exercises "
-                "(first time only; about ten minutes on two CPU cores)..."
+                "(first time only; about 4 minutes on two free CPU cores)..."
             )
             with tqdm(total=None, desc="prover SFT", unit="step") as bar:
 
