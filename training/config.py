@@ -667,7 +667,7 @@ def tiny_cpu_config(model_path: str, train: str, eval_path: str = "", name: str 
         model=ModelConfig(path=model_path, max_turns=2, max_new_tokens=12, max_total_tokens=1024),
         data=DataConfig(train=train, eval=eval_path),
         training=TrainingConfig(
-            pretrain=PretrainConfig(batch_size=2, epochs=1, max_length=256),
+            pretrain=PretrainConfig(batch_size=2, epochs=1, max_length=2048),
             # 4 steps instead of ~1000, switch at 2 instead of 200-400.
             reinforce=ReinforceConfig(total_steps=4, switch_step=2),
         ),

@@ -1,9 +1,9 @@
 """SFT: next-token cross-entropy on (problem, proof) pairs.
 
 Run: `python -m training sft --config FILE`. Examples come from
-  - data.train problems that carry a `reference_proof`: the prover's prompt (same system
-    prompt, tools and chat template as a rollout) followed by one assistant turn that calls
-    lean_write_file with the complete file, so SFT teaches the tool format the agent uses;
+  - data.train problems that carry a `reference_proof`, as the agent episode a rollout would
+    record (prompt, lean_write_file call with the complete file, the checker's report, a
+    closing turn), so SFT teaches the tool format the agent uses;
   - verified trajectories (verdict valid) in data.snapshot: their own tokens and mask.
 Loss: token mean over the assistant tokens of the batch. Steps = epochs x ceil(N / batch).
 """
@@ -24,65 +24,21 @@ from training.batches import (
     student_batch,
     token_logprobs,
 )
+from training.default_model import format_example
 from training.session import Session, TrainResult, optimizer_step, run_loop, token_share
-from tutor.prover.agent import AgentConfig, initial_messages
 from tutor.prover.problem import Problem
-from tutor.prover.tools import TOOL_SCHEMAS
 from tutor.prover.trajectory import Trajectory, Verdict
 
 
 def proof_example(problem: Problem, tokenizer: Any, max_length: int) -> Trajectory | None:
-    """A one-turn trajectory: prompt (mask 0) + the assistant's lean_write_file call (mask 1)."""
+    """A reference proof as one agent episode, token for token what a rollout records
+    (training.default_model.format_example): the prompt, a lean_write_file call with the
+    proof file, the checker's report, a closing turn; mask 1 on the assistant's tokens.
+    An episode longer than max_length is left out: a cut one would teach a half-made call."""
     if not problem.reference_proof:
         return None
-    messages = initial_messages(problem, AgentConfig())
-    call = {
-        "name": "lean_write_file",
-        "arguments": {
-            "code": problem.with_proof(problem.reference_proof),
-            "file_name": "proof.lean",
-        },
-    }
-    answer = {
-        "role": "assistant",
-        "content": "",
-        "tool_calls": [{"type": "function", "function": call}],
-    }
-    prompt_text = str(
-        tokenizer.apply_chat_template(
-            messages, tools=TOOL_SCHEMAS, tokenize=False, add_generation_prompt=True
-        )
-    )
-    full_text = str(
-        tokenizer.apply_chat_template([*messages, answer], tools=TOOL_SCHEMAS, tokenize=False)
-    )
-    if not full_text.startswith(prompt_text):
-        raise ValueError(
-            "the chat template renders the prompt differently inside a full chat; SFT cannot split it"
-        )
-    completion = full_text[len(prompt_text) :]
-    end = tokenizer.eos_token or ""
-    if end and end in completion:
-        completion = completion[
-            : completion.index(end) + len(end)
-        ]  # train on the end token, not the newline after it
-    prompt_ids = list(tokenizer.encode(prompt_text, add_special_tokens=False))
-    answer_ids = list(tokenizer.encode(completion, add_special_tokens=False))
-    ids = (prompt_ids + answer_ids)[:max_length]
-    if len(ids) <= len(prompt_ids):
-        return None  # the prompt alone fills max_length: nothing to learn
-    mask = [0] * len(prompt_ids) + [1] * (len(ids) - len(prompt_ids))
-    return Trajectory(
-        problem_id=problem.id,
-        statement=problem.header + problem.statement,
-        mode="sft",
-        prompt_messages=messages,
-        tools=TOOL_SCHEMAS,
-        token_ids=ids,
-        mask=mask,
-        logprobs=[0.0] * len(ids),
-        prompt_length=len(prompt_ids),
-    )
+    example = format_example(problem, tokenizer)
+    return example if len(example.token_ids) <= max_length else None
 
 
 def snapshot_examples(path: str, max_length: int) -> list[Trajectory]:

@@ -228,3 +228,29 @@ def test_a_tiny_fd_grpo_run_on_the_lean_double_switches_stage(
         reset_checker()
     stages = list(TrainingRun.objects.get(pk=run.pk).metrics.values_list("stage", flat=True))
     assert stages == ["fd", "grpo"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("algorithm", "stage"), [("FD", "fd"), ("GRPO", "grpo"), ("mixed", "mixed")]
+)
+def test_each_reinforcement_trainer_runs_from_the_task_on_the_lean_double(
+    cast: Cast, tiny_model_dir: Path, var_dirs: Path, monkeypatch, algorithm: str, stage: str
+) -> None:
+    import shlex
+    import sys
+
+    from tutor.lean import reset_checker
+
+    fake = Path(__file__).resolve().parents[1] / "fakes" / "fake_repl.py"
+    monkeypatch.setenv("LEAN_REPL_CMD", shlex.join([sys.executable, str(fake)]))
+    reset_checker()
+    run = _tiny_sft_run(cast, tiny_model_dir)
+    TrainingRun.objects.filter(pk=run.pk).update(algorithm=algorithm, steps=1, switch_step=0)
+    try:
+        assert tasks.run_training(run.pk) == "finished"
+    finally:
+        reset_checker()
+    finished = TrainingRun.objects.get(pk=run.pk)
+    assert list(finished.metrics.values_list("stage", flat=True)) == [stage]
+    assert finished.metrics.get().values["trajectories"] > 0
