@@ -198,7 +198,8 @@ class PretrainConfig:
     )
     epochs: int = field(default=10, metadata=_help("Passes over the SFT data (seed 000: 10)."))
     max_length: int = field(
-        default=2048, metadata=_help("Truncate SFT sequences to this many tokens.")
+        default=2048,
+        metadata=_help("Longest SFT example in tokens; longer episodes are left out, not cut."),
     )
 
     def __post_init__(self) -> None:
