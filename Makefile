@@ -9,7 +9,7 @@ TORCH_PIP_ARGS ?=
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint fmt lean bench clean lock
+.PHONY: install run dev test lint fmt lean bench clean lock
 
 $(PY):
 	@command -v $(PYTHON_SYSTEM) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON_SYSTEM) not found). Set PYTHON_SYSTEM=/path/to/python3.11"; exit 1; }
@@ -24,9 +24,10 @@ $(STAMP): $(PY) pyproject.toml requirements.lock package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-# The editor's unicode input (\to -> →) bundled from the npm package @leanprover/unicode-input.
+# The student's editor (CodeMirror 6, Lean highlighting, unicode input, inline diagnostics and
+# the goal view) bundled from npm packages by esbuild.
 EDITOR_BUNDLE := static/js/editor.bundle.js
-$(EDITOR_BUNDLE): static/js/editor/index.js $(STAMP)
+$(EDITOR_BUNDLE): $(wildcard static/js/editor/*.js) $(STAMP)
 	npx --no-install esbuild static/js/editor/index.js --bundle --minify --format=iife \
 		--target=es2020 --outfile=$(EDITOR_BUNDLE) --log-level=warning
 
@@ -34,6 +35,10 @@ install: $(STAMP) $(EDITOR_BUNDLE)
 
 run: install
 	$(PY) -m webapp.launch
+
+# The same stack with the debug experience: DEBUG on, templates re-read, one auto-reloading web.
+dev: install
+	LEANCOACH_DEV=1 $(PY) -m webapp.launch
 
 test: install
 	$(PY) -m webapp.embedded with-redis -- $(PY) -m pytest $(PYTEST_ARGS)

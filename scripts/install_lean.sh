@@ -10,14 +10,17 @@
 #   LEANCOACH_LEAN_HOME     where everything goes (default ~/.local/share/leancoach/lean)
 #   LEANCOACH_LEAN_VERSION  toolchain and REPL/Mathlib tag (default below)
 #   LEANCOACH_MATHLIB=1     also fetch Mathlib and its build cache
-#   ELAN_HOME               elan's home (default ~/.elan)
+#   ELAN_HOME               elan's home (default ~/.elan; the Docker image uses /opt/elan,
+#                           world-readable, because it runs as user leancoach)
 #   LEANCOACH_INSTALL_PROBE_URL  the URL used to test network access (default GitHub)
 #
 # Writes $LEANCOACH_LEAN_HOME/repl.json, which tutor/lean/detect.py reads.
 # Exit codes: 0 installed, 3 no network (nothing changed), 1 anything else.
 set -euo pipefail
 
-VERSION="${LEANCOACH_LEAN_VERSION:-v4.19.0}"
+# v4.32.0: the newest stable release that leanprover-community/repl tags (its newer tags are
+# v4.33.0-rc*); Mathlib tags every stable toolchain it moves to.
+VERSION="${LEANCOACH_LEAN_VERSION:-v4.32.0}"
 TOOLCHAIN="leanprover/lean4:${VERSION}"
 DATA_HOME="${XDG_DATA_HOME:-$HOME/.local/share}"
 LEAN_HOME="${LEANCOACH_LEAN_HOME:-$DATA_HOME/leancoach/lean}"
@@ -125,14 +128,29 @@ case "$reply" in
   *) die "unexpected REPL reply: $reply" ;;
 esac
 
-# 6. The manifest the checker reads (written last, atomically: it means "installed").
+# 6. The independent kernel verifier (tutor/lean/verifier), built against the same toolchain.
+VERIFIER_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tutor/lean/verifier"
+VERIFIER_DIR="$LEAN_HOME/verifier"
+say "building the kernel verifier"
+rm -rf "$VERIFIER_DIR" && mkdir -p "$VERIFIER_DIR"
+cp "$VERIFIER_SRC/Main.lean" "$VERIFIER_SRC/lakefile.toml" "$VERIFIER_DIR/"
+printf '%s\n' "$TOOLCHAIN" > "$VERIFIER_DIR/lean-toolchain"
+(cd "$VERIFIER_DIR" && "$LAKE" build) || die "the kernel verifier did not build (see above)"
+VERIFIER_BIN="$VERIFIER_DIR/.lake/build/bin/leancoach-verify"
+[ -x "$VERIFIER_BIN" ] || die "the verifier build produced no $VERIFIER_BIN"
+
+# 7. The manifest the checker reads (written last, atomically: it means "installed").
 LC_LAKE="$LAKE" LC_REPL_BIN="$REPL_BIN" LC_PROJECT="$PROJECT_DIR" LC_SRC="$LIBRARY_SRC" \
-LC_TOOLCHAIN_DIR="$TOOLCHAIN_DIR" LC_HOME="$LEAN_HOME" LC_TOOLCHAIN="$TOOLCHAIN" LC_MATHLIB="$MATHLIB" \
+LC_VERIFIER="$VERIFIER_BIN" LC_TOOLCHAIN_DIR="$TOOLCHAIN_DIR" LC_HOME="$LEAN_HOME" LC_TOOLCHAIN="$TOOLCHAIN" LC_MATHLIB="$MATHLIB" \
 python3 - "$LEAN_HOME/repl.json" <<'EOF'
 import json, os, sys
 env = os.environ
 manifest = {
     "command": [env["LC_LAKE"], "env", env["LC_REPL_BIN"]],
+    # The verification step (tutor/lean/kernel_check.py): `lean -o` and the verifier, both
+    # run in the project so `lake env` gives them its LEAN_PATH.
+    "compile_command": [env["LC_LAKE"], "env", "lean"],
+    "verifier_command": [env["LC_LAKE"], "env", env["LC_VERIFIER"]],
     "cwd": env["LC_PROJECT"],
     "library_src": env["LC_SRC"],
     "sandbox_paths": [env["LC_TOOLCHAIN_DIR"], env["LC_HOME"]],

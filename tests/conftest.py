@@ -4,11 +4,34 @@ Redis unless given) and DATABASE_URL when testing against PostgreSQL."""
 from __future__ import annotations
 
 import os
+import shlex
+import sys
+from pathlib import Path
 
 import pytest
 
+# Every "proved" is confirmed by the independent verification step (tutor/lean/kernel_check.py).
+# With the REPL double standing in for Lean, its counterpart tests/fakes/fake_lean.py stands in
+# for `lean -o` and the kernel verifier; subprocesses the tests start inherit it.
+_FAKE_LEAN = shlex.join(
+    [sys.executable, str(Path(__file__).resolve().parent / "fakes" / "fake_lean.py")]
+)
+os.environ.setdefault("LEANCOACH_COMPILE_CMD", _FAKE_LEAN)
+os.environ.setdefault("LEANCOACH_VERIFIER_CMD", _FAKE_LEAN)
+
 # Shared fixtures (the tiny model for prover and training tests).
 pytest_plugins = ["tests.support.fixtures"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The suite runs on webapp.settings.test (in-memory channel layer, fast hashing, relaxed
+    rate limits): a DJANGO_SETTINGS_MODULE left in the environment would quietly win over it."""
+    chosen = os.environ.get("DJANGO_SETTINGS_MODULE", "webapp.settings.test")
+    if chosen != "webapp.settings.test" and not session.config.getoption("ds", None):
+        raise pytest.UsageError(
+            f"DJANGO_SETTINGS_MODULE={chosen} is set: the tests need webapp.settings.test "
+            "(unset it, or pass --ds explicitly)"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from training import distributed
@@ -66,16 +65,15 @@ def lean_rollout_factory(config: Config) -> RolloutFactory:
 
     def factory(model: Any, tokenizer: Any) -> RolloutFn:
         if config.model.rollout_backend == "vllm":
-            run_dir = Path(config.run.output_dir) / config.run.name
-            sync_dir = run_dir / "rollout_weights" / f"rank{distributed.rank()}"
             return vllm_rollout(
                 model,
                 tokenizer,
                 checker=checker,
                 tools_factory=tools_factory,
                 model_config=config.model,
-                sync_dir=str(sync_dir),
                 seed=config.run.seed * 1000 + distributed.rank(),
+                world_size=distributed.world_size(),
+                rank=distributed.rank(),
             )
         return prover_rollout(
             model,

@@ -9,14 +9,16 @@ predict y, so the loss sees [B, R, V] tensors that line up token for token.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import torch
 from torch import Tensor
 
 from tutor.prover.trajectory import Trajectory
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -140,11 +142,107 @@ def response_logits(model: Any, batch: SequenceBatch, width: int | None = None) 
     return gather_response_logits(out.logits, batch, width or batch.response_width)
 
 
-def token_logprobs(logits: Tensor, targets: Tensor, temperature: float = 1.0) -> Tensor:
-    """log softmax(logits / T) at the target tokens: [B, R, V], [B, R] -> [B, R] (float32)."""
+def token_logprobs(logits: Tensor, targets: Tensor, temperature: float | Tensor = 1.0) -> Tensor:
+    """log softmax(logits / T) at the target tokens: [B, R, V], [B, R] -> [B, R] (float32).
+    temperature: a float, or a tensor broadcasting against [B, R, V] (per trajectory)."""
     log_p = torch.log_softmax(logits.float() / temperature, dim=-1)
     return log_p.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
 
 
 def micro_batches(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+@dataclass
+class ResponseRows:
+    """One row per masked response position (row-major over the batch), ready for the
+    chunked losses: final hidden states [N, H] with the output head, or logits [N, V]
+    (head None) where the hidden-state path does not apply."""
+
+    rows: Tensor
+    head: Any  # nn.Module mapping [n, H] -> [n, V] logits, or None
+    selected: Tensor  # bool [B, R]: which positions the rows are
+    weights: Tensor  # [N]: the mask's values there
+
+
+def hidden_state_head(model: Any) -> tuple[Any, Any] | None:
+    """(base model, output head) when logits = head(base(...).last_hidden_state), as in the
+    Llama/Qwen families; None otherwise (logit soft-capping or scaling), in which case
+    callers use the model's full logits. An FSDP-sharded model qualifies too, but only
+    inside its registered rows method (reduce_response_rows), where the root's parameters
+    (embeddings, final norm, head) are gathered."""
+    get_head = getattr(model, "get_output_embeddings", None)
+    prefix = getattr(model, "base_model_prefix", "")
+    base = getattr(model, prefix, None) if prefix else None
+    head = get_head() if callable(get_head) else None
+    config = getattr(model, "config", None)
+    if head is None or base is None:
+        return None
+    if getattr(config, "final_logit_softcapping", None) or getattr(config, "logit_scale", None):
+        return None
+    return base, head
+
+
+def response_rows(model: Any, batch: SequenceBatch, mask: Tensor) -> ResponseRows:
+    """The rows of the masked positions of y (see ResponseRows); never [B, L, V] on the
+    hidden-state path. Call it through reduce_response_rows: on a sharded model it is only
+    valid inside the model's FSDP forward method."""
+    width = mask.shape[1]
+    selected = mask != 0
+    parts = hidden_state_head(model)
+    if parts is None:
+        logits = response_logits(model, batch, width)
+        return ResponseRows(logits[selected], None, selected, mask[selected])
+    base, head = parts
+    out = base(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False)
+    hidden = gather_response_logits(out.last_hidden_state, batch, width)
+    return ResponseRows(hidden[selected], head, selected, mask[selected])
+
+
+# The name of the method training.distributed.wrap_model adds to a sharded model and
+# registers with FSDP (register_fsdp_forward_method): FSDP gathers the root's parameters
+# around it and again for its backward, as it does around forward().
+ROWS_METHOD = "leancoach_reduce_response_rows"
+
+
+def _reduce_rows_method(
+    model: Any, batch: SequenceBatch, mask: Tensor, reduce: Callable[[ResponseRows], R]
+) -> R:
+    return reduce(response_rows(model, batch, mask))
+
+
+def reduce_response_rows(
+    model: Any, batch: SequenceBatch, mask: Tensor, reduce: Callable[[ResponseRows], R]
+) -> R:
+    """reduce(response_rows(model, batch, mask)), the same memory-bounded path on one
+    process and under FSDP.
+
+    Why the indirection: under FSDP2 the root unit owns the embeddings, the final norm and
+    the output head, and gathers them only around its forward. Calling the base model and
+    the head outside forward() would see sharded parameters, so the sharded model used to
+    take the full-logits path ([B, L, V] from forward). Running rows + reduce (the chunked
+    loss) inside a registered forward method keeps the head gathered while its chunks run
+    and recompute in backward. reduce must return tensors (or tuples of them)."""
+    method = getattr(model, ROWS_METHOD, None)
+    if callable(method):
+        return cast(R, method(batch, mask, reduce))
+    return reduce(response_rows(model, batch, mask))
+
+
+def scatter_rows(values: Tensor, selected: Tensor) -> Tensor:
+    """[N] values back to [B, R] (0 at unselected positions), keeping the graph."""
+    out = values.new_zeros(selected.shape)
+    return out.masked_scatter(selected, values)
+
+
+def trajectory_temperatures(
+    trajectories: Sequence[Trajectory], default: float, device: torch.device | str = "cpu"
+) -> Tensor:
+    """[B]: the temperature each trajectory was sampled at (exploration rollouts use
+    reinforce.exploration_temperature), so the policy gradient differentiates the same
+    distribution the tokens came from; `default` where a trajectory does not say."""
+    return torch.tensor(
+        [float(t.sampling.get("temperature") or default) for t in trajectories],
+        dtype=torch.float32,
+        device=device,
+    )

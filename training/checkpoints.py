@@ -166,11 +166,20 @@ class CheckpointRegistry:
         os.replace(tmp, final)
         return self._info(final)
 
-    def record_eval(self, path: str | Path, results: dict[str, Any], select_metric: str) -> bool:
-        """Store evaluation results in meta.json; returns True if this became the run's best."""
+    def record_eval(
+        self,
+        path: str | Path,
+        results: dict[str, Any],
+        select_metric: str,
+        per_problem: list[dict[str, Any]] | None = None,
+    ) -> bool:
+        """Store evaluation results in meta.json; returns True if this became the run's best.
+        per_problem (problem, n, correct) is kept for the paired gate of continual training."""
         path = Path(path)
         meta = self.read_meta(path)
         meta["eval"] = results
+        if per_problem is not None:
+            meta["eval_per_problem"] = per_problem
         _atomic_write_json(path / META_FILE, meta)
         value = results.get(select_metric)
         if not isinstance(value, (int, float)):

@@ -57,7 +57,16 @@ class ModelConfig:
         ),
     )
     dtype: str = field(
-        default="float32", metadata=_help("Training dtype: float32 (CPU) or bfloat16 (GPU).")
+        default="float32",
+        metadata=_help(
+            "Compute dtype of forward and backward: float32 (CPU) or bfloat16 (GPU); see master_weights."
+        ),
+    )
+    master_weights: str = field(
+        default="float32",
+        metadata=_help(
+            "float32: parameters, AdamW state and the EMA teacher stay fp32, compute runs in dtype (autocast, or FSDP's MixedPrecisionPolicy); model_dtype: store weights in dtype (lossy: at lr 1e-6 most bf16 updates round away)."
+        ),
     )
     max_turns: int = field(
         default=4, metadata=_help("Most assistant turns per rollout (tool calls in between).")
@@ -76,19 +85,41 @@ class ModelConfig:
     rollout_backend: str = field(
         default="hf",
         metadata=_help(
-            "Who generates rollouts: hf (the live training model, any host) or vllm (GPU hosts: an engine reloaded from synced weights)."
+            "Who generates rollouts: hf (the live training model, any host) or vllm (GPU hosts: a colocated engine, weights loaded in place; docs/TRAINING.md)."
         ),
+    )
+    vllm_mode: str = field(
+        default="colocate",
+        metadata=_help(
+            "vllm backend: colocate (an engine on each training GPU, weights loaded in place) or server (a separate `vllm serve` at vllm_server_url samples; weights pushed to it over NCCL after updates; docs/TRAINING.md)."
+        ),
+    )
+    vllm_server_url: str = field(
+        default="http://127.0.0.1:8000",
+        metadata=_help(
+            "vllm_mode server: base URL of the vLLM server (without /v1). Unreachable is an error, never a fallback."
+        ),
+    )
+    vllm_server_timeout_s: float = field(
+        default=600.0,
+        metadata=_help("vllm_mode server: seconds one HTTP call may take (a long rollout turn)."),
     )
     vllm_sync_every: int = field(
         default=1,
         metadata=_help(
-            "vllm backend: write the live weights and reload the engine every N rollout calls (1: strictly on-policy)."
+            "vllm backend: load the live weights into the engine after every N optimizer steps (1: strictly on-policy)."
         ),
     )
     vllm_gpu_memory_utilization: float = field(
         default=0.3,
         metadata=_help(
-            "vllm backend: the engine's share of GPU memory (the trainer needs the rest)."
+            "vllm backend: the engine's share of GPU memory; with resources.gpu_allocation at most 0.95."
+        ),
+    )
+    loss_chunk_tokens: int = field(
+        default=1024,
+        metadata=_help(
+            "Response positions per chunk of the output projection in the FD / GRPO losses: the [N, V] logits never exist at once (0: the full-logits reference path)."
         ),
     )
     gradient_checkpointing: bool = field(
@@ -104,6 +135,10 @@ class ModelConfig:
             f"model.dtype must be float32, bfloat16 or float16, got {self.dtype!r}",
         )
         _require(
+            self.master_weights in ("float32", "model_dtype"),
+            f"model.master_weights must be float32 or model_dtype, got {self.master_weights!r}",
+        )
+        _require(
             self.max_turns >= 1, "model.max_turns must be >= 1 (one turn writes and checks a proof)"
         )
         _require(self.max_new_tokens >= 1, "model.max_new_tokens must be >= 1")
@@ -116,11 +151,23 @@ class ModelConfig:
             "model.temperature must be > 0 (use a small value such as 0.01 for near-greedy)",
         )
         _require(0 < self.top_p <= 1, "model.top_p must be in (0, 1]")
+        _require(
+            self.loss_chunk_tokens >= 0, "model.loss_chunk_tokens must be >= 0 (0: no chunking)"
+        )
         _require(self.vllm_sync_every >= 1, "model.vllm_sync_every must be >= 1")
         _require(
             0.05 <= self.vllm_gpu_memory_utilization <= 0.95,
             "model.vllm_gpu_memory_utilization must be in [0.05, 0.95]",
         )
+        _require(
+            self.vllm_mode in ("colocate", "server"),
+            f"model.vllm_mode must be colocate or server, got {self.vllm_mode!r}",
+        )
+        _require(
+            self.vllm_server_url.startswith(("http://", "https://")),
+            f"model.vllm_server_url must be an http(s) URL, got {self.vllm_server_url!r}",
+        )
+        _require(self.vllm_server_timeout_s > 0, "model.vllm_server_timeout_s must be > 0")
         _require(
             self.rollout_backend in ("hf", "vllm"),
             f"model.rollout_backend must be hf or vllm, got {self.rollout_backend!r}",
@@ -353,7 +400,22 @@ class GRPOConfig:
         ),
     )
 
+    sampler_correction: str = field(
+        default="truncated_is",
+        metadata=_help(
+            "truncated_is: weight each token by min(pi_trainer / pi_sampler, is_cap), the sampler's own log-probs stored per token (TRL's vLLM correction); none: ignore the mismatch."
+        ),
+    )
+    is_cap: float = field(
+        default=2.0, metadata=_help("Truncation of the sampler importance weight (>= 1).")
+    )
+
     def __post_init__(self) -> None:
+        _require(
+            self.sampler_correction in ("truncated_is", "none"),
+            f"grpo.sampler_correction must be truncated_is or none, got {self.sampler_correction!r}",
+        )
+        _require(self.is_cap >= 1, "grpo.is_cap must be >= 1 (2 is usual)")
         _require(
             self.group_size >= 2,
             "grpo.group_size must be >= 2 (a group of one has no baseline; paper: 10)",
@@ -393,6 +455,18 @@ class CoachConfig:
             "Extra keyword arguments passed to tutor.coach.make_coach (API model, base_url, ...)."
         ),
     )
+    concurrency: int = field(
+        default=16,
+        metadata=_help(
+            "Most coach calls in flight at once (a bounded thread pool; 1: one after another)."
+        ),
+    )
+    drop_fallback: bool = field(
+        default=False,
+        metadata=_help(
+            "Leave out of the FD batch the trajectories whose feedback fell back to the compiler rules (an llm run stays an llm run); the fallback rate is logged either way."
+        ),
+    )
 
     def __post_init__(self) -> None:
         _require(
@@ -403,6 +477,7 @@ class CoachConfig:
             self.prompt in ("P1", "P2", "P3", "P4"),
             f"coach.prompt must be P1, P2, P3 or P4, got {self.prompt!r}",
         )
+        _require(self.concurrency >= 1, "coach.concurrency must be >= 1")
 
 
 @dataclass
@@ -437,6 +512,76 @@ class EvaluationConfig:
             f"evaluation.n_samples ({self.n_samples}) must be >= the largest k ({max(self.ks)})",
         )
         _require(self.max_problems >= 0, "evaluation.max_problems must be >= 0")
+
+
+@dataclass
+class ClassroomConfig:
+    """Continual distillation's classroom data and its promotion gate (training.classroom)."""
+
+    max_solutions: int = field(
+        default=256,
+        metadata=_help("Most verified student solutions used as SFT examples per round."),
+    )
+    max_attempts: int = field(
+        default=256,
+        metadata=_help(
+            "Most student attempts with teacher-curated feedback used as off-policy FD examples per round."
+        ),
+    )
+    max_curated_prompts: int = field(
+        default=256,
+        metadata=_help("Most curated suggestions the `curated` coach matches rollouts against."),
+    )
+    human_token_share: float = field(
+        default=0.5,
+        metadata=_help(
+            "Most share of an FD step's response tokens that may be human (students' proofs)."
+        ),
+    )
+    sft_per_step: int = field(
+        default=2, metadata=_help("Student solutions in each continual step's SFT term.")
+    )
+    search_dead_ends_per_tree: int = field(
+        default=4,
+        metadata=_help(
+            "Most FD examples one prover search tree gives (rejected tactics with the coach's "
+            "feedback; tutor.prover.search_examples.FailedBranchConfig). 0: none."
+        ),
+    )
+    sft_weight: float = field(
+        default=1.0, metadata=_help("Weight of the SFT term added to the FD loss of a step.")
+    )
+    eval_fraction: float = field(
+        default=0.2,
+        metadata=_help(
+            "Share of each course's problems held out for the gate (deterministic, never trained on)."
+        ),
+    )
+    min_eval_problems: int = field(
+        default=2, metadata=_help("Fewer held-out problems than this: never promote.")
+    )
+    min_improvement: float = field(
+        default=0.0,
+        metadata=_help("The mean pass@1 gain over the serving checkpoint must exceed this."),
+    )
+    gate_alpha: float = field(
+        default=0.05,
+        metadata=_help("Promote only when the paired bootstrap p-value is below this."),
+    )
+    gate_resamples: int = field(
+        default=2000, metadata=_help("Paired bootstrap resamples over held-out problems.")
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("max_solutions", "max_attempts", "max_curated_prompts", "sft_per_step",
+                     "search_dead_ends_per_tree"):  # fmt: skip
+            _require(getattr(self, name) >= 0, f"classroom.{name} must be >= 0")
+        _require(0 <= self.human_token_share <= 1, "classroom.human_token_share must be in [0, 1]")
+        _require(self.sft_weight >= 0, "classroom.sft_weight must be >= 0")
+        _require(0 <= self.eval_fraction < 1, "classroom.eval_fraction must be in [0, 1)")
+        _require(self.min_eval_problems >= 1, "classroom.min_eval_problems must be >= 1")
+        _require(0 < self.gate_alpha <= 1, "classroom.gate_alpha must be in (0, 1]")
+        _require(self.gate_resamples >= 100, "classroom.gate_resamples must be >= 100")
 
 
 @dataclass
@@ -559,10 +704,27 @@ class Config:
     checkpoints: CheckpointConfig = field(
         default_factory=CheckpointConfig, metadata=_help("Checkpoint registry and retention.")
     )
+    classroom: ClassroomConfig = field(
+        default_factory=ClassroomConfig,
+        metadata=_help("Continual distillation: classroom data caps and the promotion gate."),
+    )
     resources: ResourcesConfig = field(
         default_factory=ResourcesConfig,
         metadata=_help("Seed 000's section: GPU share and memory ceiling."),
     )
+
+    def __post_init__(self) -> None:
+        # A colocated vLLM engine and the trainer share each GPU: the engine's share plus
+        # the trainer's must leave room for the CUDA context and fragmentation.
+        # (Server mode samples on other GPUs: nothing shared here.)
+        if self.model.rollout_backend == "vllm" and self.model.vllm_mode == "colocate":
+            total = self.model.vllm_gpu_memory_utilization + self.resources.gpu_allocation
+            _require(
+                total <= 0.95,
+                f"model.vllm_gpu_memory_utilization ({self.model.vllm_gpu_memory_utilization}) + "
+                f"resources.gpu_allocation ({self.resources.gpu_allocation}) = {total:.2f} > 0.95: "
+                "the colocated engine and the trainer would not both fit (e.g. 0.3 + 0.6)",
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -1,21 +1,28 @@
-"""Continual distillation: FD on what the web app collected, promoted only if it is better.
+"""Continual distillation: what a class produced trains the model; a gate decides if it serves.
 
     from training.continual import continual_distill
     result = continual_distill("export.jsonl", config, callback=..., stop=...)
 
 The web engineer wraps this in a `train`-queue Celery task. One call:
   1. reads the snapshot (format in docs/TRAINING.md, "Snapshot format"): problems, students'
-     attempts, prover trajectories and teacher-approved feedback;
-  2. starts from the checkpoint that serves now (serving.json), else from model.path;
-  3. evaluates that starting model on data.eval (the baseline, same problems and samples);
-  4. runs training.reinforce.total_steps FD steps: fresh on-policy rollouts on the
-     snapshot's problems with the configured coach, plus the snapshot's trajectories that
-     carry teacher-approved feedback (replayed; same tokens y, teacher sees the approved
-     text). Trajectories whose prompt does not re-tokenize identically (another tokenizer)
-     are skipped and counted;
-  5. evaluates again, registers the checkpoint, and promotes it to serving only when
-     evaluation.select_metric beats the baseline by more than min_improvement.
-No held-out set means no promotion: the result says so.
+     attempts, prover trajectories and teacher-curated feedback (grouped per attempt into one
+     Feedback of 1-3 self-contained suggestions: training.classroom.group_curated);
+  2. holds out a fixed, per-course share of the problems (training.classroom.held_out_ids):
+     never trained on, the gate's evaluation set;
+  3. starts from the checkpoint that serves now (serving.json), else from model.path, and
+     evaluates it on the held-out problems (the baseline: same problems, same seed);
+  4. runs training.reinforce.total_steps steps; each step's loss is the FD loss on fresh
+     rollouts (coach `curated` where a rollout repeats a reviewed mistake, else the
+     configured coach), on replayed prover trajectories with approved feedback, and on
+     students' attempts with their curated feedback (off-policy, human tokens capped by
+     classroom.human_token_share), and on the dead ends of prover searches (rejected tactics,
+     the configured coach reading Lean's message: tutor.prover.search_examples), plus
+     classroom.sft_weight times the SFT loss on verified student solutions and on the steps
+     of proofs the prover's searches found;
+  5. takes the best evaluated checkpoint (every evaluated step is a candidate), compares it
+     with the baseline problem by problem (paired bootstrap) and promotes it only on a
+     significant gain; otherwise the serving checkpoint keeps serving and the reason is
+     recorded. lineage.json and gate.json in the run folder say exactly what was used.
 """
 
 from __future__ import annotations
@@ -27,14 +34,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.batches import render_prompt_ids
+from training.batches import feedback_text, micro_batches, render_prompt_ids
+from training.classroom import (
+    APPROVED,
+    ClassroomData,
+    CuratedCoach,
+    GateDecision,
+    build_classroom_data,
+    gate,
+    group_curated,
+    held_out_ids,
+    human_admitted,
+    write_json,
+)
 from training.config import Config
 from training.runlog import MetricsCallback, StopFlag
 from tutor.prover.problem import Problem
 from tutor.prover.trajectory import Trajectory
 
 SNAPSHOT_VERSION = 1
-APPROVED = ("approved", "edited")
+LINEAGE_FILE = "lineage.json"
+GATE_FILE = "gate.json"
 
 
 @dataclass
@@ -42,9 +62,10 @@ class Snapshot:
     problems: list[Problem] = field(default_factory=list)
     trajectories: list[Trajectory] = field(default_factory=list)
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    approved_feedback: dict[str, dict[str, Any]] = field(
-        default_factory=dict
-    )  # trajectory id -> Feedback dict
+    # trajectory id or attempt id -> one grouped Feedback dict (approved / edited only)
+    approved_feedback: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # attempt id -> its feedback records (every status; grouping keeps approved / edited)
+    curated_by_attempt: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -61,12 +82,17 @@ class ContinualResult:
     replayed_trajectories: int = 0
     skipped_trajectories: int = 0
     error: str | None = None
+    gate: dict[str, Any] = field(default_factory=dict)
+    lineage: dict[str, Any] = field(default_factory=dict)
+    run_dir: Path | None = None
+    run: str = ""
 
 
 def read_snapshot(path: str | Path) -> Snapshot:
     """Parse the web app's JSONL export; unknown kinds are an error (a format drift)."""
     snapshot = Snapshot()
     by_id: dict[str, Problem] = {}
+    per_trajectory: dict[str, list[dict[str, Any]]] = {}
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -90,13 +116,25 @@ def read_snapshot(path: str | Path) -> Snapshot:
                 snapshot.trajectories.append(trajectory)
                 trajectory.sampling.setdefault("snapshot_id", trajectory_id)
             elif kind == "feedback":
-                if record.get("status") in APPROVED and record.get("trajectory_id") is not None:
-                    snapshot.approved_feedback[str(record["trajectory_id"])] = record["feedback"]
+                if record.get("trajectory_id") is not None:
+                    per_trajectory.setdefault(str(record["trajectory_id"]), []).append(record)
+                elif record.get("attempt_id") is not None:
+                    snapshot.curated_by_attempt.setdefault(str(record["attempt_id"]), []).append(
+                        record
+                    )
             else:
                 raise ValueError(
                     f"{path}:{number}: unknown record kind {kind!r} (meta, problem, attempt, trajectory, feedback)"
                 )
     snapshot.problems = list(by_id.values())
+    code_of = {str(a.get("id")): str(a.get("code", "")) for a in snapshot.attempts}
+    groups = [(k, v, "") for k, v in per_trajectory.items()]
+    groups += [(k, v, code_of.get(k, "")) for k, v in snapshot.curated_by_attempt.items()]
+    for key, records, code in groups:
+        if any(r.get("status") in APPROVED for r in records):
+            feedback, _ = group_curated(records, code)
+            if feedback is not None:
+                snapshot.approved_feedback[key] = feedback
     return snapshot
 
 
@@ -123,6 +161,194 @@ def replay_pool(snapshot: Snapshot, tokenizer: Any) -> tuple[list[Trajectory], i
     return pool, skipped
 
 
+def search_pool(
+    snapshot: Snapshot, tokenizer: Any, held_out: set[str], max_length: int, per_tree: int
+) -> tuple[list[Trajectory], list[Trajectory]]:
+    """Training examples from the snapshot's prover searches (never on held-out problems):
+    tactic-level SFT examples from found proofs and FD examples from dead ends, each with a
+    snapshot id `<trajectory id>#...` so the lineage counts what entered a loss."""
+    from tutor.prover.search_examples import (
+        FailedBranchConfig,
+        failed_branch_examples,
+        tactic_examples,
+    )
+
+    sft: list[Trajectory] = []
+    fd: list[Trajectory] = []
+    dead_ends = FailedBranchConfig(max_per_tree=per_tree)
+    for trajectory in snapshot.trajectories:
+        if trajectory.mode != "search" or trajectory.problem_id in held_out:
+            continue
+        sft += tactic_examples(trajectory, tokenizer, max_length)
+        fd += failed_branch_examples(trajectory, tokenizer, max_length, dead_ends)
+    return sft, fd
+
+
+# --- one continual step ---------------------------------------------------------------------
+
+
+def _take(session: Any, name: str, n: int) -> list[Trajectory]:
+    """Up to n items of session.extra[name], round robin."""
+    pool = session.extra.get(name) or []
+    if not pool or n <= 0:
+        return []
+    position = session.extra.get(f"{name}_position", 0)
+    out = [pool[(position + i) % len(pool)] for i in range(min(n, len(pool)))]
+    session.extra[f"{name}_position"] = position + len(out)
+    return out
+
+
+def continual_step(session: Any) -> dict[str, Any]:
+    """FD on fresh rollouts + replayed trajectories + students' attempts (human share
+    capped), plus the SFT term on verified student solutions; one optimizer step."""
+    from training.fd import fd_batch
+
+    cfg = session.config
+    metrics, usable, replayed = fd_batch(session)
+    model_tokens = float(sum(sum(t.mask) for t, _ in usable))
+    offered = _take(session, "human", cfg.fd.batch_size)
+    human = human_admitted(offered, model_tokens, cfg.classroom.human_token_share)
+    metrics["human_over_cap"] = len(offered) - len(human)
+    human_pairs = [(t, feedback_text(t.feedback) or "") for t in human]
+    sft = _take(session, "sft", cfg.classroom.sft_per_step)
+    if not usable and not human_pairs and not sft:
+        metrics["skipped"] = True  # nothing to learn from; the log says so
+        return metrics
+    metrics.update(continual_update(session, usable, human_pairs, sft))
+    # Lineage counts only what entered a loss (a capped-out attempt was not used).
+    used = session.extra.setdefault("used", set())
+    # A replayed example whose coach call failed was dropped from the batch: not used.
+    entered = {id(t) for t, _ in usable}
+    replay_used = [t for t in replayed if id(t) in entered]
+    used.update(str(t.sampling.get("snapshot_id")) for t in [*human, *sft, *replay_used])
+    return metrics
+
+
+def continual_update(
+    session: Any,
+    model_pairs: list[tuple[Trajectory, str]],
+    human_pairs: list[tuple[Trajectory, str]],
+    sft: list[Trajectory],
+) -> dict[str, Any]:
+    """One token-mean FD loss over model and human tokens (human chunks kept apart so they
+    get their own loss figure), + sft_weight x the SFT token mean; backward, step, EMA."""
+    from training.fd import fd_loss_on, step_and_ema
+    from training.session import token_share
+    from training.sft import sft_loss_on
+
+    cfg = session.config
+    mb = cfg.optimizer.micro_batch_size
+    model_tokens = float(sum(sum(t.mask) for t, _ in model_pairs))
+    human_tokens = float(sum(sum(t.mask) for t, _ in human_pairs))
+    fd_tokens = model_tokens + human_tokens
+    sums = {"model": 0.0, "human": 0.0}
+    for name, pairs in (("model", model_pairs), ("human", human_pairs)):
+        for chunk in micro_batches(pairs, mb):
+            loss, stats = fd_loss_on(session, [t for t, _ in chunk], [f for _, f in chunk])
+            (loss * token_share(stats["tokens"], fd_tokens)).backward()
+            sums[name] += loss.item() * stats["tokens"]
+    sft_tokens = float(sum(sum(t.mask) for t in sft))
+    sft_sum = 0.0
+    for sft_chunk in micro_batches(sft, mb):
+        loss, n = sft_loss_on(session, list(sft_chunk))
+        (loss * cfg.classroom.sft_weight * token_share(n, sft_tokens)).backward()
+        sft_sum += loss.item() * n
+    grad_norm, ema_applied = step_and_ema(session)
+    fd_loss = (sums["model"] + sums["human"]) / fd_tokens if fd_tokens else 0.0
+    sft_loss = sft_sum / sft_tokens if sft_tokens else 0.0
+    coach = session.coach
+    return {
+        "loss": fd_loss + cfg.classroom.sft_weight * sft_loss,
+        "fd_loss": fd_loss,
+        "fd_kl": fd_loss,
+        "model_fd_loss": sums["model"] / model_tokens if model_tokens else 0.0,
+        "human_fd_loss": sums["human"] / human_tokens if human_tokens else 0.0,
+        "human_trajectories": len(human_pairs),
+        "human_tokens": human_tokens,
+        "human_token_share": human_tokens / fd_tokens if fd_tokens else 0.0,
+        "sft_loss": sft_loss,
+        "sft_examples": len(sft),
+        "sft_tokens": sft_tokens,
+        "curated_matches": float(getattr(coach, "matched", 0)),
+        "grad_norm": grad_norm,
+        "ema_applied": ema_applied,
+        "tokens": fd_tokens + sft_tokens,
+    }
+
+
+# --- a round -------------------------------------------------------------------------------
+
+
+def _write_problems(path: Path, problems: list[Problem]) -> str:
+    path.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in problems), encoding="utf-8")
+    return str(path) if problems else ""
+
+
+def lineage_of(
+    snapshot_path: str | Path,
+    snapshot: Snapshot,
+    data: ClassroomData,
+    replayed: list[Trajectory],
+    held_out: set[str],
+    train_problems: list[Problem],
+    used: set[str],
+    search_examples: tuple[list[Trajectory], list[Trajectory]] = ([], []),
+) -> dict[str, Any]:
+    """Exactly what a round trained on (ids that entered a loss), what it was offered, and
+    the held-out problems it was judged on. search_examples: (SFT, FD) examples made from
+    prover searches (search_pool); their source trajectories count as trajectories used."""
+    trajectories = sorted(
+        {str(t.sampling.get("snapshot_id")) for t in replayed if "search_source" not in t.sampling}
+        & used
+    )
+    search = _search_lineage(search_examples, used)
+    trained = data.trained_on(used)
+    return {
+        "snapshot": str(snapshot_path),
+        "exported_at": snapshot.meta.get("exported_at"),
+        **trained,
+        "trajectories": sorted({*trajectories, *search["trajectories"]}),
+        "search": search,
+        "offered": {
+            "attempts": data.used_attempts,
+            "reviews": data.used_reviews,
+            "students": data.used_students,
+        },
+        "train_problems": sorted(p.id for p in train_problems),
+        "held_out_problems": sorted(held_out),
+        "counts": {
+            **data.counts,
+            "attempts": len(trained["attempts"]),
+            "reviews": len(trained["reviews"]),
+            "trajectories": len({*trajectories, *search["trajectories"]}),
+            "search_sft_examples": search["sft_examples"],
+            "search_fd_examples": search["fd_examples"],
+            "students": len(trained["students"]),
+            "attempts_offered": len(data.used_attempts),
+            "train_problems": len(train_problems),
+            "held_out_problems": len(held_out),
+        },
+    }
+
+
+def _search_lineage(
+    search_examples: tuple[list[Trajectory], list[Trajectory]], used: set[str]
+) -> dict[str, Any]:
+    """How many search-made SFT and FD examples entered a loss, and which searches they
+    came from (offered: how many were made)."""
+    sft, fd = search_examples
+    sft_used = [t for t in sft if str(t.sampling.get("snapshot_id")) in used]
+    fd_used = [t for t in fd if str(t.sampling.get("snapshot_id")) in used]
+    sources = {str(t.sampling["search_source"]) for t in [*sft_used, *fd_used]}
+    return {
+        "sft_examples": len(sft_used),
+        "fd_examples": len(fd_used),
+        "sft_offered": len(sft),
+        "fd_offered": len(fd),
+        "trajectories": sorted(sources),
+    }
+
+
 def continual_distill(
     snapshot_path: str | Path,
     config: Config,
@@ -131,16 +357,17 @@ def continual_distill(
     stop: StopFlag | None = None,
     rollout_factory: Any = None,
     coach: Any = None,
-    min_improvement: float = 0.0,
+    min_improvement: float | None = None,
 ) -> ContinualResult:
     from training.api import lean_rollout_factory, make_coach_for
     from training.checkpoints import CheckpointRegistry
-    from training.fd import train_fd
-    from training.session import evaluate_now, open_session
+    from training.session import evaluate_now, open_session, run_loop
 
     config = copy.deepcopy(config)
     config.training.reinforce.algorithm = "FD"
     config.checkpoints.resume = False  # every round starts from what serves, not a half run
+    if min_improvement is not None:
+        config.classroom.min_improvement = min_improvement
     if not config.run.name or config.run.name == "run":
         config.run.name = time.strftime("continual-%Y%m%d-%H%M%S")
     registry = CheckpointRegistry(config.checkpoints.registry)
@@ -148,17 +375,17 @@ def continual_distill(
     if serving is not None:
         config.model.path = str(serving)
     snapshot = read_snapshot(snapshot_path)
+    run_dir = Path(config.run.output_dir) / config.run.name
     if not snapshot.problems and not snapshot.trajectories:
         return ContinualResult(
             promoted=False, reason="the snapshot holds no problems and no trajectories"
         )
-    run_dir = Path(config.run.output_dir) / config.run.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    problems_file = run_dir / "snapshot_problems.jsonl"
-    problems_file.write_text(
-        "".join(json.dumps(p.to_dict()) + "\n" for p in snapshot.problems), encoding="utf-8"
-    )
-    config.data.train = str(problems_file) if snapshot.problems else ""
+    held_out = held_out_ids(snapshot.problems, config.classroom.eval_fraction, config.run.seed)
+    train_problems = [p for p in snapshot.problems if p.id not in held_out]
+    eval_problems = [p for p in snapshot.problems if p.id in held_out]
+    config.data.train = _write_problems(run_dir / "snapshot_problems.jsonl", train_problems)
+    config.data.eval = _write_problems(run_dir / "held_out_problems.jsonl", eval_problems)
     config.data.snapshot = str(snapshot_path)
 
     rollout_factory = rollout_factory or lean_rollout_factory(config)
@@ -166,54 +393,87 @@ def continual_distill(
     session = open_session(
         config, "fd", callback=callback, stop=stop, rollout_factory=rollout_factory, coach=coach
     )
+    data = build_classroom_data(
+        snapshot, session.tokenizer, config.classroom, held_out, config.training.pretrain.max_length
+    )
+    session.extra["sft"], session.extra["human"] = data.sft, data.human
+    if data.hints:
+        session.coach = CuratedCoach(data.hints, coach, {p.id: p for p in snapshot.problems})
+    session.replay, skipped = replay_pool(snapshot, session.tokenizer)
+    search_sft, search_fd = search_pool(
+        snapshot, session.tokenizer, held_out, config.training.pretrain.max_length,
+        config.classroom.search_dead_ends_per_tree,
+    )  # fmt: skip
+    # Found paths join the SFT term; dead ends are replayed through FD, where
+    # training.rollouts.attach_feedback asks the coach about Lean's message on them.
+    session.extra["sft"] = [*data.sft, *search_sft]
+    session.replay += search_fd
     session.data_snapshot["snapshot"] = {
         "path": str(snapshot_path),
         "meta": snapshot.meta,
         "problems": len(snapshot.problems),
         "trajectories": len(snapshot.trajectories),
         "approved_feedback": len(snapshot.approved_feedback),
+        "classroom": data.counts,
+        "search_examples": {"sft": len(search_sft), "fd": len(search_fd)},
+        "held_out_problems": sorted(held_out),
     }
-    session.replay, skipped = replay_pool(snapshot, session.tokenizer)
-    if session.cursor is None and not session.replay:
-        return ContinualResult(
-            promoted=False,
-            reason="nothing to train on: no problems and no replayable approved trajectories",
-            skipped_trajectories=skipped,
+    outcome = ContinualResult(
+        promoted=False, reason="", run_dir=run_dir, run=config.run.name,
+        skipped_trajectories=skipped, replayed_trajectories=len(session.replay),
+    )  # fmt: skip
+    if session.cursor is None and not (session.replay or data.human or session.extra["sft"]):
+        outcome.reason = (
+            "nothing to train on: no problems, no replayable trajectories and no classroom data"
         )
+        return outcome
 
     baseline = {k.removeprefix("eval/"): v for k, v in evaluate_now(session, None).items()}
-    result = train_fd(session)
-    outcome = ContinualResult(
-        promoted=False,
-        reason="",
-        checkpoint=result.last_checkpoint,
-        baseline=baseline,
-        steps_done=result.steps_done,
-        replayed_trajectories=len(session.replay),
-        skipped_trajectories=skipped,
-        error=result.error,
-    )
-    if result.last_checkpoint is None:
+    baseline_per_problem = list(session.last_eval_per_problem)
+    try:
+        result = run_loop(session, continual_step, config.training.reinforce.total_steps)
+    finally:
+        outcome.lineage = lineage_of(
+            snapshot_path, snapshot, data, session.replay, held_out, train_problems,
+            session.extra.get("used", set()), (search_sft, search_fd),
+        )  # fmt: skip
+        write_json(run_dir / LINEAGE_FILE, outcome.lineage)
+    outcome.baseline, outcome.steps_done, outcome.error = baseline, result.steps_done, result.error
+    candidate = result.best_checkpoint or result.last_checkpoint
+    outcome.checkpoint = candidate
+    if candidate is None:
         outcome.reason = "no checkpoint was written (stopped before the first step)"
         return outcome
-    meta = registry.read_meta(result.last_checkpoint)
+    meta = registry.read_meta(candidate)
     outcome.candidate = meta.get("eval", {})
-    metric = config.evaluation.select_metric
-    if metric not in baseline or metric not in outcome.candidate:
+    if not eval_problems:
         outcome.reason = (
-            f"no held-out evaluation of {metric} (set data.eval): registered, not promoted"
+            "no held-out problems (a course needs two or more): registered, not promoted"
         )
-        return outcome
-    if outcome.candidate[metric] > baseline[metric] + min_improvement:
-        promotion = registry.promote(
-            result.last_checkpoint,
-            reason=f"{metric} {baseline[metric]:.4f} -> {outcome.candidate[metric]:.4f}",
-        )
+        return _record_gate(outcome, run_dir, None)
+    decision = gate(
+        baseline_per_problem, meta.get("eval_per_problem", []), config.classroom, config.run.seed
+    )
+    decision.checkpoint = str(candidate)
+    outcome.reason = decision.reason
+    if decision.promote:
+        promotion = registry.promote(candidate, reason=decision.reason)
         outcome.promoted = promotion.ok
-        outcome.reason = (
-            promotion.reason
-            or f"{metric} improved from {baseline[metric]:.4f} to {outcome.candidate[metric]:.4f}"
-        )
-    else:
-        outcome.reason = f"{metric} {outcome.candidate[metric]:.4f} does not beat the serving {baseline[metric]:.4f} (+{min_improvement})"
+        if not promotion.ok:
+            outcome.reason = f"passed the gate but not promoted: {promotion.reason}"
+    return _record_gate(outcome, run_dir, decision)
+
+
+def _record_gate(
+    outcome: ContinualResult, run_dir: Path, decision: GateDecision | None
+) -> ContinualResult:
+    outcome.gate = {
+        **(decision.to_dict() if decision else {}),
+        "promoted": outcome.promoted,
+        "reason": outcome.reason,
+        "checkpoint": str(outcome.checkpoint) if outcome.checkpoint else None,
+        "baseline": outcome.baseline,
+        "candidate": outcome.candidate,
+    }
+    write_json(run_dir / GATE_FILE, outcome.gate)
     return outcome

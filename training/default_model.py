@@ -650,3 +650,27 @@ def _registered_copy(registry: CheckpointRegistry, run: str, info: PreparedInfo)
         if meta.get("data_snapshot") == _identity(info):
             return Path(checkpoint.path)
     return None
+
+
+def safetensors_base(spec: str, registry_root: str | Path) -> Path:
+    """A model directory the trainers can load (config.json + safetensors) for any prover
+    model spec. A folder is returned as is; a GGUF (e.g. the default "smollm2") is
+    dequantised once (load_model) and saved under <registry>/bases/<name>-<hash>/, reused by
+    every later run with the same weights file."""
+    source = resolve_model_source(spec)
+    if not source.gguf_file:
+        return Path(source.directory)
+    identity = hashlib.sha256(base_model_id(source).encode("utf-8")).hexdigest()[:12]
+    stem = Path(source.gguf_file).stem.replace(".", "-")
+    target = Path(registry_root) / "bases" / f"{stem}-{identity}"
+    if (target / "config.json").is_file():
+        return target
+    model, tokenizer = load_model(source), load_tokenizer(source)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp, safe_serialization=True)
+    tokenizer.save_pretrained(tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(tmp, target)
+    log.info("converted the GGUF base %s to %s", source.label, target)
+    return target

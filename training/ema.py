@@ -12,9 +12,14 @@ import torch
 from torch import nn
 
 
-def make_teacher(student: nn.Module) -> nn.Module:
-    """A frozen deep copy of the student: same weights, no gradients, eval mode."""
+def make_teacher(student: nn.Module, dtype: torch.dtype | None = torch.float32) -> nn.Module:
+    """A frozen deep copy of the student: same weights, no gradients, eval mode.
+
+    Kept in float32 by default whatever the student's dtype: with alpha = 0.9 the EMA moves
+    each weight by a tenth of a small step, which a bf16 teacher would round away."""
     teacher = copy.deepcopy(student)
+    if dtype is not None:
+        teacher.to(dtype)
     teacher.eval()
     teacher.requires_grad_(False)
     return teacher

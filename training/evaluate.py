@@ -19,7 +19,7 @@ import torch
 
 from training.batches import micro_batches, response_logits, response_targets, student_batch
 from training.config import Config
-from training.metrics import hedging_frequency, mean_token_entropy, pass_at_k
+from training.metrics import EXTRA_HEDGING_WORDS, hedging_frequency, mean_token_entropy, pass_at_k
 from training.rollouts import RolloutFn, assistant_text
 from tutor.prover.problem import Problem
 from tutor.prover.trajectory import Trajectory
@@ -66,11 +66,24 @@ _TACTIC_WORDS = frozenset(
 
 
 def library_lemmas(proof: str) -> set[str]:
-    """Distinct library-looking names used in a proof (statement and comments excluded)."""
-    body = proof.split(":= by", 1)[1] if ":= by" in proof else proof
+    """Distinct library-looking names used in a proof (statement and comments excluded).
+    The statement's binders (`(h_ab : a < b)`) are hypotheses, not lemmas."""
+    head, body = proof.split(":= by", 1) if ":= by" in proof else ("", proof)
     body = re.sub(r"--[^\n]*", "", body)
     local = set(re.findall(r"(?:have|obtain|intro|rintro|set|let)\s+⟨?([\w']+)", body))
+    for names in re.findall(r"[({\[]\s*([\w'][\w'\s]*?)\s*:", head):
+        local.update(names.split())
     return {name for name in _NAME.findall(body) if name not in _TACTIC_WORDS and name not in local}
+
+
+def trajectory_lemmas(trajectory: Trajectory) -> set[str]:
+    """Lemmas of a verified trajectory: from the checked environment when its final check
+    recorded them (lean_check_file(return_lemmas=True): names that resolve to constants in
+    the file's own environment), else from the proof text (library_lemmas)."""
+    recorded = (trajectory.check or {}).get("lemmas")
+    if isinstance(recorded, list):
+        return {str(name) for name in recorded}
+    return library_lemmas(trajectory.final_proof or "")
 
 
 @dataclass
@@ -78,6 +91,53 @@ class EvalResult:
     metrics: dict[str, float]
     per_problem: list[dict[str, Any]] = field(default_factory=list)
     skipped_needs_mathlib: int = 0
+    lemmas: set[str] = field(default_factory=set)  # distinct library lemmas of verified proofs
+    trajectories: int = 0
+
+
+# Means over samples, merged across ranks weighted by each rank's number of samples.
+_SAMPLE_MEANS = (
+    "entropy",
+    "response_length",
+    "hedging_per_1k_words",
+    "hedging_extra_per_1k_words",
+    "student_teacher_kl",
+)
+
+
+def merge_eval_results(
+    parts: Sequence[EvalResult], problem_order: Sequence[str], ks: Sequence[int]
+) -> EvalResult:
+    """One rank's evaluation per part (each on its slice of the problems) -> the result one
+    process would report: pass@k recomputed from all problems' counts, sample means
+    weighted by samples, counts summed, lemmas united. Entropy is weighted by samples, not
+    tokens (a rank's token count is not kept): close, not identical, to one process."""
+    index = {pid: i for i, pid in enumerate(problem_order)}
+    per_problem = sorted(
+        (row for part in parts for row in part.per_problem),
+        key=lambda row: index.get(row["problem"], len(index)),
+    )
+    metrics: dict[str, float] = {}
+    for k in ks:
+        usable = [row for row in per_problem if k <= row["n"]]
+        if usable and len(usable) == len(per_problem):
+            metrics[f"pass@{k}"] = sum(
+                pass_at_k(row["n"], row["correct"], k) for row in per_problem
+            ) / len(per_problem)
+    total = sum(part.trajectories for part in parts)
+    for key in _SAMPLE_MEANS:
+        pairs = [
+            (part.metrics[key], part.trajectories)
+            for part in parts
+            if key in part.metrics and part.metrics[key] == part.metrics[key]  # not NaN
+        ]
+        weight = sum(w for _, w in pairs)
+        if pairs:
+            metrics[key] = sum(v * w for v, w in pairs) / weight if weight else 0.0
+    metrics["could_not_check"] = float(sum(p.metrics.get("could_not_check", 0.0) for p in parts))
+    lemmas = set().union(*(part.lemmas for part in parts)) if parts else set()
+    metrics["distinct_lemmas"] = float(len(lemmas))
+    return EvalResult(metrics, per_problem, lemmas=lemmas, trajectories=total)
 
 
 @torch.no_grad()
@@ -147,10 +207,12 @@ def evaluate(
     metrics["response_length"] = sum(t.n_generated_tokens for t in trajectories) / max(
         len(trajectories), 1
     )
-    metrics["hedging_per_1k_words"] = hedging_frequency(assistant_text(t) for t in trajectories)
+    texts = [assistant_text(t) for t in trajectories]
+    metrics["hedging_per_1k_words"] = hedging_frequency(texts)  # the paper's three words
+    metrics["hedging_extra_per_1k_words"] = hedging_frequency(texts, EXTRA_HEDGING_WORDS)
     metrics["could_not_check"] = float(sum(1 for t in trajectories if t.reward is None))
     lemmas = set().union(
-        *(library_lemmas(t.final_proof) for t in trajectories if t.reward == 1.0 and t.final_proof)
+        *(trajectory_lemmas(t) for t in trajectories if t.reward == 1.0 and t.final_proof)
     )
     metrics["distinct_lemmas"] = float(len(lemmas))
     if lemmas_seen is not None:
@@ -160,7 +222,7 @@ def evaluate(
         metrics["student_teacher_kl"] = _student_teacher_kl(
             model, teacher, tokenizer, coach, trajectories, config, pad_id
         )
-    return EvalResult(metrics, per_problem)
+    return EvalResult(metrics, per_problem, lemmas=lemmas, trajectories=len(trajectories))
 
 
 @torch.no_grad()
@@ -179,7 +241,7 @@ def _student_teacher_kl(
     from training.rollouts import attach_feedback
 
     failed = [t for t in trajectories if t.reward != 1.0 and any(t.mask)][:limit]
-    outcome = attach_feedback(coach, failed)
+    outcome = attach_feedback(coach, failed, max_workers=config.coach.concurrency)
     if not outcome.with_feedback:
         return float("nan")
     device = next(model.parameters()).device

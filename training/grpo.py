@@ -8,9 +8,12 @@ Run: `python -m training grpo --config FILE`. One step:
   3. A_i = (r_i - mean) / (std + 1e-6) within each group (training.losses.group_advantages);
   4. clipped objective, token mean over the batch (training.losses.grpo_loss), optional
      beta * KL to the initial policy (beta = 0 by default, as in the paper).
-The ratio's denominator is recomputed by the training model before the first update (not
-taken from the sampler), so sampler numerics (vLLM, bf16, top-p) never bias the ratio; with
-updates_per_batch = 1 the ratio is exactly 1 and the gradient is the plain policy gradient.
+The ratio's denominator is the training model's log-prob before the first update; with
+updates_per_batch = 1 the ratio is exactly 1. The sampler's own log-probs (stored per token
+by the rollout) correct for sampler/trainer mismatch (vLLM kernels, bf16) through truncated
+importance weights min(pi_trainer / pi_sampler, grpo.is_cap) (grpo.sampler_correction), and
+every log-prob is taken at the temperature the trajectory was sampled at (exploration
+rollouts: reinforce.exploration_temperature).
 """
 
 from __future__ import annotations
@@ -20,16 +23,26 @@ from typing import Any
 
 import torch
 
+from training import distributed
 from training.batches import (
+    ResponseRows,
     micro_batches,
+    reduce_response_rows,
     response_logits,
     response_targets,
+    scatter_rows,
     student_batch,
     token_logprobs,
+    trajectory_temperatures,
 )
 from training.ema import make_teacher
 from training.fd import rollout_stats
-from training.losses import group_advantages, grpo_loss
+from training.losses import (
+    chunked_token_logprobs,
+    group_advantages,
+    grpo_loss,
+    truncated_importance_weights,
+)
 from training.metrics import mean_token_entropy
 from training.session import Session, optimizer_step, sample, token_share
 from tutor.prover.trajectory import Trajectory
@@ -49,28 +62,70 @@ def _reference(session: Session) -> Any:
     return session.reference
 
 
+def policy_logprobs(
+    session: Session, model: Any, batch: Any, targets: Any, temperatures: torch.Tensor
+) -> tuple[torch.Tensor, float]:
+    """log pi(y_t) at each trajectory's sampling temperature, [B, R] (0 off the mask), and
+    the policy's mean token entropy; chunked over positions unless model.loss_chunk_tokens=0."""
+    chunk = session.config.model.loss_chunk_tokens
+    mask = targets.mask
+    with session.autocast():
+        if chunk == 0:
+            logits = response_logits(model, batch, mask.shape[1])
+            logprobs = token_logprobs(logits, targets.token_ids, temperatures.view(-1, 1, 1))
+            return logprobs * (mask != 0), mean_token_entropy(logits.detach(), mask)
+
+        def reduce(rows: ResponseRows) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            row_temps = temperatures.unsqueeze(-1).expand_as(mask)[rows.selected]
+            values, entropy = chunked_token_logprobs(
+                rows.rows, targets.token_ids[rows.selected], row_temps, head=rows.head, chunk=chunk
+            )
+            return values, entropy, rows.weights
+
+        values, entropy, weights = reduce_response_rows(model, batch, mask, reduce)
+    total = float(weights.sum())
+    mean_entropy = float((entropy * weights).sum()) / total if total else 0.0
+    return scatter_rows(values, mask != 0), mean_entropy
+
+
+def sampler_weights(
+    session: Session, trajectories: Sequence[Trajectory], old: torch.Tensor, targets: Any
+) -> torch.Tensor | None:
+    """Truncated importance weights trainer/sampler per token (grpo.sampler_correction).
+    Trajectories that carry no sampler log-probs (replayed or human data) get weight 1."""
+    cfg = session.config.grpo
+    if cfg.sampler_correction == "none":
+        return None
+    has_sampler = torch.tensor(
+        [any(lp != 0.0 for lp in t.logprobs) for t in trajectories], device=old.device
+    )
+    mask = targets.mask * has_sampler.unsqueeze(-1)
+    return truncated_importance_weights(old, targets.sampled_logprobs, mask, cfg.is_cap)
+
+
 def grpo_loss_on(
     session: Session,
     trajectories: Sequence[Trajectory],
     advantages: torch.Tensor,
     old: torch.Tensor | None,
 ) -> tuple[torch.Tensor, torch.Tensor, dict[str, float]]:
-    """GRPO loss of one micro-batch; returns (loss, the detached log-probs, stats)."""
+    """GRPO loss of one micro-batch; returns (loss, the detached old log-probs, stats).
+
+    The ratio's denominator is the trainer's own log-prob before the first update (so the
+    PPO clip measures how far the updates moved); the sampler/trainer mismatch is corrected
+    separately by truncated importance weights from the sampler's stored log-probs. Both use
+    each trajectory's sampling temperature."""
     cfg = session.config
     batch = student_batch(trajectories, session.pad_id, session.device)
     targets = response_targets(trajectories, session.device)
-    width = targets.mask.shape[1]
-    logits = response_logits(session.model, batch, width)
-    logprobs = token_logprobs(logits, targets.token_ids, cfg.model.temperature)
+    temps = trajectory_temperatures(trajectories, cfg.model.temperature, session.device)
+    logprobs, entropy = policy_logprobs(session, session.model, batch, targets, temps)
     old_logprobs = logprobs.detach() if old is None else old
+    is_weights = sampler_weights(session, trajectories, old_logprobs, targets)
     ref_logprobs = None
     if cfg.grpo.beta > 0:
         with torch.no_grad():
-            ref_logprobs = token_logprobs(
-                response_logits(_reference(session), batch, width),
-                targets.token_ids,
-                cfg.model.temperature,
-            )
+            ref_logprobs, _ = policy_logprobs(session, _reference(session), batch, targets, temps)
     loss = grpo_loss(
         logprobs,
         old_logprobs,
@@ -79,15 +134,20 @@ def grpo_loss_on(
         clip_eps=cfg.grpo.clip_eps,
         ref_logprobs=ref_logprobs,
         beta=cfg.grpo.beta,
+        is_weights=is_weights,
     )
+    mask = targets.mask
+    n = float(mask.sum())
     ratio = torch.exp(logprobs.detach() - old_logprobs)
     clipped = ((ratio - 1).abs() > cfg.grpo.clip_eps).float()
-    n = float(targets.mask.sum())
     stats = {
         "tokens": n,
-        "entropy": mean_token_entropy(logits.detach(), targets.mask),
-        "clip_fraction": float((clipped * targets.mask).sum() / n) if n else 0.0,
+        "entropy": entropy,
+        "clip_fraction": float((clipped * mask).sum() / n) if n else 0.0,
     }
+    if is_weights is not None and n:
+        stats["is_weight_mean"] = float((is_weights * mask).sum() / n)
+        stats["is_truncated_fraction"] = float(((is_weights >= cfg.grpo.is_cap) * mask).sum() / n)
     return loss, old_logprobs, stats
 
 
@@ -102,9 +162,9 @@ def grpo_update(
     total_tokens = float(sum(sum(t.mask) for t in trajectories))
     chunks = micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size)
     old_by_chunk: list[torch.Tensor | None] = [None] * len(chunks)
-    loss_sum = entropy_sum = clip_sum = grad_norm = 0.0
+    loss_sum = entropy_sum = clip_sum = grad_norm = is_sum = trunc_sum = 0.0
     for _ in range(cfg.grpo.updates_per_batch):
-        loss_sum = entropy_sum = clip_sum = 0.0
+        loss_sum = entropy_sum = clip_sum = is_sum = trunc_sum = 0.0
         for i, idx in enumerate(chunks):
             trajs = [trajectories[j] for j in idx]
             loss, old, stats = grpo_loss_on(session, trajs, advantages[list(idx)], old_by_chunk[i])
@@ -115,12 +175,16 @@ def grpo_update(
             loss_sum += loss.item() * w
             entropy_sum += stats["entropy"] * w
             clip_sum += stats["clip_fraction"] * w
+            is_sum += stats.get("is_weight_mean", 1.0) * w
+            trunc_sum += stats.get("is_truncated_fraction", 0.0) * w
         grad_norm = optimizer_step(session)
     return {
         "loss": loss_sum,
         "grpo_loss": loss_sum,
         "entropy": entropy_sum,
         "clip_fraction": clip_sum,
+        "is_weight_mean": is_sum,
+        "is_truncated_fraction": trunc_sum,
         "grad_norm": grad_norm,
         "tokens": total_tokens,
     }
@@ -130,7 +194,10 @@ def sample_groups(session: Session) -> list[Trajectory]:
     if session.cursor is None:
         raise ValueError("GRPO needs training problems: set data.train")
     cfg = session.config
-    problems = session.cursor.take(cfg.grpo.problems_per_step)
+    # grpo.problems_per_step is global (paper: 64 problems x 10 = 640 trajectories per step).
+    problems = session.cursor.take(
+        distributed.per_rank(cfg.grpo.problems_per_step, "grpo.problems_per_step")
+    )
     return sample(session, problems, cfg.grpo.group_size)
 
 
@@ -138,6 +205,8 @@ def grpo_step(session: Session) -> dict[str, Any]:
     cfg = session.config
     trajectories = sample_groups(session)
     metrics = rollout_stats(session, trajectories)
+    metrics["batch_global"] = cfg.grpo.trajectories_per_step
+    metrics["batch_per_rank"] = len(trajectories)
     advantages = group_advantages(
         rewards_of(trajectories), cfg.grpo.group_size, cfg.grpo.scale_advantages
     )

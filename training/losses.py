@@ -12,10 +12,13 @@ trajectories weigh more than short ones, as in the paper's description.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 import torch
 from torch import Tensor
+from torch.utils.checkpoint import checkpoint
 
 KLDirection = Literal["forward", "reverse"]
 
@@ -156,6 +159,8 @@ def grpo_loss(
     clip_eps: float = 0.2,
     ref_logprobs: Tensor | None = None,
     beta: float = 0.0,
+    *,
+    is_weights: Tensor | None = None,
 ) -> Tensor:
     """Clipped GRPO objective, token mean over the batch (to minimise).
 
@@ -165,6 +170,9 @@ def grpo_loss(
     where k3 = exp(ref - logp) - (ref - logp) - 1 is the per-token estimator of
     KL(pi_theta || pi_ref) (non-negative, unbiased), used only when beta > 0 and ref_logprobs
     is given. logprobs, old_logprobs, ref_logprobs, mask: [B, T]; advantages: [B].
+    is_weights [B, T] (optional, no gradient): per-token importance weights correcting for
+    the sampler not being the trainer (truncated_importance_weights); they multiply the
+    clipped objective, not the KL term.
     """
     if logprobs.shape != old_logprobs.shape or logprobs.shape != mask.shape:
         raise ValueError(
@@ -185,9 +193,203 @@ def grpo_loss(
     ratio = torch.exp(logprobs.float() - old_logprobs.detach().float())
     unclipped = ratio * adv
     clipped = torch.clamp(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * adv
-    loss = -_masked_token_mean(torch.minimum(unclipped, clipped), weights)
+    objective = torch.minimum(unclipped, clipped)
+    if is_weights is not None:
+        if is_weights.shape != logprobs.shape:
+            raise ValueError(f"is_weights must be [B, T] = {tuple(logprobs.shape)}")
+        objective = objective * is_weights.detach().float()
+    loss = -_masked_token_mean(objective, weights)
     if beta > 0 and ref_logprobs is not None:
         delta = ref_logprobs.detach().float() - logprobs.float()
         k3 = torch.exp(delta) - delta - 1.0
         loss = loss + beta * _masked_token_mean(k3, weights)
     return loss
+
+
+def truncated_importance_weights(
+    trainer_logprobs: Tensor, sampler_logprobs: Tensor, mask: Tensor, cap: float = 2.0
+) -> Tensor:
+    """w_t = min(exp(log pi_trainer(y_t) - log pi_sampler(y_t)), cap) on masked tokens, 1 elsewhere.
+
+    The sampler (vLLM, bf16 kernels, another batch shape) and the trainer give slightly
+    different probabilities for the same weights; the tokens came from the sampler, so the
+    trainer's objective is reweighted by the ratio, truncated at `cap` so one token the
+    sampler found unlikely cannot dominate the step (truncated importance sampling, as in
+    TRL's vLLM mode). Both log-probs must be at the sampling temperature. No gradient.
+    """
+    if cap < 1:
+        raise ValueError(f"cap must be >= 1 (2 is usual), got {cap}")
+    with torch.no_grad():
+        ratio = torch.exp(trainer_logprobs.float() - sampler_logprobs.float()).clamp(max=cap)
+        return torch.where(mask != 0, ratio, torch.ones_like(ratio))
+
+
+# --- the same losses without [N, V] logits for the whole batch --------------------------
+#
+# At the paper's scale (8k-token trajectories, a 152k vocabulary) one micro-batch's logits
+# are tens of GB in fp32, and the reference path above holds several copies (student and
+# teacher, the float32 casts, the scattered complement). The functions below take *rows*
+# (one per masked position: final hidden states [N, H] plus the output head, or logits
+# [N, V] when head is None) and work through them `chunk` rows at a time:
+#   - the teacher is reduced at once, under no_grad, to its top-k log-probs and tail
+#     log-prob ([N, K + 1] floats, from its logsumexp), so its [N, V] never coexists;
+#   - each student chunk's logits are recomputed in backward (activation checkpointing),
+#     so the autograd graph keeps [chunk, V] at a time, never [N, V].
+# Peak extra memory: about N*(H + 2K + 4)*4 bytes kept + c*V*4*m for the live chunk
+# (m ~ 4: logits, log-softmax, complement, its gradient), instead of N*V*4*m.
+# docs/TRAINING.md ("Memory") states the formula; tests/training/test_chunked_losses.py
+# checks the values against the reference to 1e-6 and the measured peak.
+
+Head = Callable[[Tensor], Tensor] | None
+
+
+@dataclass
+class TeacherTopK:
+    """The teacher's distribution at N positions, reduced to what the FD loss needs."""
+
+    index: Tensor  # [N, K] long: the teacher's top-k tokens
+    log_probs: Tensor  # [N, K] float32: their log-probabilities
+    tail_log_prob: Tensor  # [N] float32: log p(R), everything outside the top-k
+    entropy: Tensor  # [N] float32: the teacher's full-vocabulary entropy (a metric)
+
+
+def _logits_of(rows: Tensor, head: Head) -> Tensor:
+    return (head(rows) if head is not None else rows).float()
+
+
+@torch.no_grad()
+def teacher_top_k(
+    rows: Tensor, top_k: int = 25, head: Head = None, chunk: int = 1024
+) -> TeacherTopK:
+    """Teacher rows [N, H] (with head) or logits [N, V] -> TeacherTopK, chunk rows at a time."""
+    parts = []
+    for start in range(0, rows.shape[0], max(chunk, 1)):
+        logits = _logits_of(rows[start : start + chunk], head)
+        index = logits.topk(min(top_k, logits.shape[-1]), dim=-1).indices
+        top, tail = _bucketed_log_probs(logits, index)
+        log_p = torch.log_softmax(logits, dim=-1)
+        parts.append((index, top, tail, -(log_p.exp() * log_p).sum(-1)))
+    if not parts:
+        empty = rows.new_zeros((0, top_k))
+        nothing = rows.new_zeros((0,)).float()
+        return TeacherTopK(empty.long(), empty.float(), nothing, nothing)
+    return TeacherTopK(*(torch.cat([p[i] for p in parts]) for i in range(4)))
+
+
+def _fd_chunk(
+    rows: Tensor,
+    index: Tensor,
+    t_top: Tensor,
+    t_tail: Tensor,
+    head: Head,
+    tail: bool,
+    direction: str,
+) -> tuple[Tensor, Tensor]:
+    """Per-token KL [c] and (detached) full-vocabulary student entropy [c] of one chunk."""
+    logits = _logits_of(rows, head)
+    s_top, s_tail = _bucketed_log_probs(logits, index)
+    if tail:
+        log_t = torch.cat([t_top, t_tail.unsqueeze(-1)], dim=-1)
+        log_s = torch.cat([s_top, s_tail.unsqueeze(-1)], dim=-1)
+    else:
+        log_t = t_top - torch.logsumexp(t_top, dim=-1, keepdim=True)
+        log_s = s_top - torch.logsumexp(s_top, dim=-1, keepdim=True)
+    per_token = (
+        _kl_terms(log_t, log_s) if direction == "forward" else _kl_terms(log_s, log_t)
+    ).sum(-1)
+    with torch.no_grad():
+        log_p = torch.log_softmax(logits.detach(), dim=-1)
+        entropy = -(log_p.exp() * log_p).sum(-1)
+    return per_token, entropy
+
+
+def chunked_feedback_distillation_loss(
+    student_rows: Tensor,
+    teacher: TeacherTopK,
+    weights: Tensor,
+    *,
+    head: Head = None,
+    tail: bool = True,
+    direction: KLDirection = "forward",
+    chunk: int = 1024,
+) -> tuple[Tensor, Tensor]:
+    """feedback_distillation_loss over N masked positions, chunk rows at a time.
+
+    student_rows: [N, H] final hidden states (head maps them to logits) or [N, V] logits.
+    weights: [N] (the mask's values at those positions). Returns (token-mean loss, per-token
+    student entropy [N], detached). Equal to the reference on the same positions.
+    """
+    if direction not in ("forward", "reverse"):
+        raise ValueError(f"direction must be 'forward' or 'reverse', got {direction!r}")
+    n = student_rows.shape[0]
+    if n == 0:
+        return student_rows.sum() * 0.0, student_rows.new_zeros((0,)).float()
+    losses, entropies = [], []
+    for start in range(0, n, max(chunk, 1)):
+        part = slice(start, start + chunk)
+        per_token, entropy = checkpoint(
+            _fd_chunk,
+            student_rows[part],
+            teacher.index[part],
+            teacher.log_probs[part],
+            teacher.tail_log_prob[part],
+            head,
+            tail,
+            direction,
+            use_reentrant=False,
+        )
+        losses.append((per_token * weights[part].float()).sum())
+        entropies.append(entropy)
+    return torch.stack(losses).sum() / weights.float().sum(), torch.cat(entropies)
+
+
+def _logprob_chunk(
+    rows: Tensor, targets: Tensor, temperature: Tensor, head: Head
+) -> tuple[Tensor, Tensor]:
+    logits = _logits_of(rows, head)
+    scaled = logits / temperature.unsqueeze(-1)
+    logprobs = scaled.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
+        scaled, dim=-1
+    )
+    with torch.no_grad():
+        log_p = torch.log_softmax(logits.detach(), dim=-1)
+        entropy = -(log_p.exp() * log_p).sum(-1)
+    return logprobs, entropy
+
+
+def chunked_token_logprobs(
+    rows: Tensor,
+    targets: Tensor,
+    temperature: Tensor | float = 1.0,
+    *,
+    head: Head = None,
+    chunk: int = 1024,
+) -> tuple[Tensor, Tensor]:
+    """log softmax(logits / T)[target] per row, [N], chunk rows at a time (GRPO, SFT), and
+    the detached full-vocabulary entropy at T = 1 [N]. temperature: a float or [N] (each
+    trajectory's own sampling temperature)."""
+    n = rows.shape[0]
+    temps = torch.as_tensor(temperature, dtype=torch.float32, device=rows.device).expand(n)
+    if n == 0:
+        return rows.sum() * 0.0 + rows.new_zeros((0,)).float(), rows.new_zeros((0,)).float()
+    out, entropies = [], []
+    for start in range(0, n, max(chunk, 1)):
+        part = slice(start, start + chunk)
+        logprobs, entropy = checkpoint(
+            _logprob_chunk, rows[part], targets[part], temps[part], head, use_reentrant=False
+        )
+        out.append(logprobs)
+        entropies.append(entropy)
+    return torch.cat(out), torch.cat(entropies)
+
+
+def chunked_fd_peak_bytes(n: int, hidden: int, vocab: int, top_k: int, chunk: int) -> int:
+    """Upper bound on the extra memory of one chunked FD loss + backward (fp32): the kept
+    rows and teacher top-k, the head's gradient, and one chunk's [c, V] temporaries (logits,
+    log-softmax, complement, exp, gradient: at most 6 of them alive at once). The reference
+    path's peak is about 7 x 4NV bytes; at N = 8k, V = 152k that is 35 GB against ~2.7 GB
+    (c = 512) plus the head gradient. Checked on a small vocabulary in
+    tests/training/test_chunked_losses.py."""
+    kept = 4 * n * (hidden + 2 * top_k + 2)
+    head_grad = 4 * hidden * vocab
+    return kept + head_grad + 6 * 4 * min(chunk, n) * vocab

@@ -8,7 +8,10 @@ from collections.abc import Iterable
 import torch
 from torch import Tensor
 
-HEDGING_WORDS: tuple[str, ...] = ("wait", "hmm", "perhaps", "maybe", "actually", "alternatively")
+# The paper counts these three; the extras are ours and are reported apart
+# (hedging_extra_per_1k_words), so the headline figure compares with the paper's.
+HEDGING_WORDS: tuple[str, ...] = ("wait", "hmm", "perhaps")
+EXTRA_HEDGING_WORDS: tuple[str, ...] = ("maybe", "actually", "alternatively")
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -14,12 +14,11 @@ from typing import Any
 
 from training.batches import micro_batches
 from training.config import feedback_weight
-from training.ema import ema_update_
-from training.fd import fd_loss_on, rollout_stats
+from training.fd import fd_loss_on, rollout_stats, step_and_ema
 from training.grpo import grpo_loss_on, rewards_of, sample_groups
 from training.losses import group_advantages
 from training.rollouts import attach_feedback
-from training.session import Session, TrainResult, optimizer_step, run_loop, token_share
+from training.session import Session, TrainResult, run_loop, token_share
 
 
 def mixed_step(session: Session) -> dict[str, Any]:
@@ -33,16 +32,32 @@ def mixed_step(session: Session) -> dict[str, Any]:
         rewards_of(trajectories), cfg.grpo.group_size, cfg.grpo.scale_advantages
     )
 
+    metrics["zero_advantage_groups"] = int(
+        (advantages.view(-1, cfg.grpo.group_size).abs().sum(1) == 0).sum()
+    )
+
     grpo_tokens = float(sum(sum(t.mask) for t in trajectories))
     grpo_sum = 0.0
+    grpo_stats = {"entropy": 0.0, "clip_fraction": 0.0, "is_weight_mean": 0.0}
     for idx in micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size):
         loss, _, stats = grpo_loss_on(
             session, [trajectories[j] for j in idx], advantages[list(idx)], None
         )
         ((1.0 - w) * token_share(stats["tokens"], grpo_tokens) * loss).backward()
-        grpo_sum += loss.item() * stats["tokens"] / max(grpo_tokens, 1.0)
+        share = stats["tokens"] / max(grpo_tokens, 1.0)
+        grpo_sum += loss.item() * share
+        for key in grpo_stats:
+            grpo_stats[key] += stats.get(key, 1.0 if key == "is_weight_mean" else 0.0) * share
+    metrics.update(grpo_stats)
 
-    outcome = attach_feedback(session.coach, trajectories, session.problems_by_id)
+    outcome = attach_feedback(
+        session.coach,
+        trajectories,
+        session.problems_by_id,
+        max_workers=cfg.coach.concurrency,
+        drop_fallback=cfg.coach.drop_fallback,
+    )
+    metrics.update(outcome.metrics())
     pairs = [
         (t, f) for t, f in zip(outcome.with_feedback, outcome.texts, strict=True) if sum(t.mask) > 0
     ]
@@ -53,10 +68,7 @@ def mixed_step(session: Session) -> dict[str, Any]:
         (w * token_share(stats["tokens"], fd_tokens) * loss).backward()
         fd_sum += loss.item() * stats["tokens"] / max(fd_tokens, 1.0)
 
-    grad_norm = optimizer_step(session)
-    ema_applied = (session.step + 1) % cfg.fd.ema_every == 0
-    if ema_applied:
-        ema_update_(session.ensure_teacher(), session.model, cfg.fd.ema_alpha)
+    grad_norm, ema_applied = step_and_ema(session)
     metrics.update(
         {
             "loss": w * fd_sum + (1.0 - w) * grpo_sum,
@@ -64,7 +76,6 @@ def mixed_step(session: Session) -> dict[str, Any]:
             "fd_kl": fd_sum,
             "grpo_loss": grpo_sum,
             "feedback_weight": w,
-            "coach_failures": len(outcome.failures),
             "grad_norm": grad_norm,
             "ema_applied": ema_applied,
             "tokens": grpo_tokens,

@@ -13,9 +13,13 @@ need it per rollout, and the snapshot path (continual distillation) brings it re
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+import torch
 
 from tutor.lean.types import Diagnostic
 from tutor.prover.problem import Problem
@@ -24,6 +28,21 @@ from tutor.prover.trajectory import Trajectory
 log = logging.getLogger(__name__)
 
 RolloutFn = Callable[[Sequence[Problem], int, float], list[Trajectory]]
+
+
+def _agent_config(model_config: Any, temperature: float, seed: int | None, call: int) -> Any:
+    """The agent's limits for one rollout call; each call gets its own seed (when seeded), so
+    repeated calls on the same problems explore differently but reproducibly."""
+    from tutor.prover.agent import AgentConfig
+
+    return AgentConfig(
+        max_turns=model_config.max_turns,
+        max_turn_tokens=model_config.max_new_tokens,
+        max_total_tokens=model_config.max_total_tokens,
+        temperature=temperature,
+        top_p=model_config.top_p,
+        seed=None if seed is None else seed * 100_003 + call,
+    )
 
 
 def prover_rollout(
@@ -42,7 +61,6 @@ def prover_rollout(
     checker: gives the final verdict (tutor.lean.checker.LeanChecker; in tests, one whose
     REPL is the test double). tools_factory(problem, attempt) -> the attempt's tool workspace.
     """
-    from tutor.prover.agent import AgentConfig
     from tutor.prover.agent import rollout as agent_rollout
     from tutor.prover.policy.hf import HFPolicy
 
@@ -52,14 +70,7 @@ def prover_rollout(
     def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
         nonlocal calls
         calls += 1
-        config = AgentConfig(
-            max_turns=model_config.max_turns,
-            max_turn_tokens=model_config.max_new_tokens,
-            max_total_tokens=model_config.max_total_tokens,
-            temperature=temperature,
-            top_p=model_config.top_p,
-            seed=None if seed is None else seed * 100_003 + calls,
-        )
+        config = _agent_config(model_config, temperature, seed, calls)
         was_training = model.training
         model.eval()
         try:
@@ -84,69 +95,106 @@ def vllm_rollout(
     checker: Any,
     tools_factory: Any,
     model_config: Any,
-    sync_dir: str,
     seed: int | None = None,
+    world_size: int = 1,
+    rank: int = 0,
+    policy: Any = None,
+    engine: Any = None,
 ) -> RolloutFn:
-    """Rollouts on GPU hosts through a vLLM engine (tutor.prover.policy.vllm.VLLMPolicy).
+    """Rollouts on GPU hosts through a vLLM engine colocated with this training rank.
 
-    Weight sync: every model_config.vllm_sync_every calls the live weights are written with
-    save_pretrained into sync_dir/a or sync_dir/b (alternating) and sync_dir/SERVING is
-    pointed at them; the prover's rollout calls policy.reload_if_changed() before sampling,
-    which restarts the engine on the new weights. Correct but costly for large models
-    (an engine restart per sync); an in-place weight update through vLLM's worker API is the
-    faster path and is not implemented here. Needs `pip install .[gpu]` (vllm).
-    Untested on this project's CPU-only CI.
+    The engine starts once (training.vllm_sync.start_colocated_engine: external_launcher
+    under torchrun, sleep mode, model.vllm_gpu_memory_utilization of the GPU); before each
+    rollout call it wakes up and, when the trainer has taken model.vllm_sync_every optimizer
+    steps since the last load, the live weights are streamed into it in place
+    (InPlaceSync); after the call it sleeps so the trainer gets its memory back. The
+    sampler's per-token log-probs (after temperature and top-p) go into the trajectories for
+    GRPO's importance-sampling correction. policy/engine: given by tests (a fake engine);
+    otherwise a real vllm.LLM is started. The returned function has a `sync` attribute that
+    optimizer_step marks stale.
     """
-    import json
-    import os
-    from pathlib import Path
+    from training.vllm_sync import InPlaceSync, VLLMEngine, start_colocated_engine
 
-    from tutor.prover.agent import AgentConfig
-    from tutor.prover.agent import rollout as agent_rollout
-    from tutor.prover.policy.vllm import VLLMPolicy, VLLMPolicyConfig
-
-    root = Path(sync_dir)
-    slot = root / "SERVING"
-    policy: VLLMPolicy | None = None
-    calls = 0
-    side = "b"
-
-    def sync() -> None:
-        nonlocal side
-        side = "a" if side == "b" else "b"
-        model.save_pretrained(root / side, safe_serialization=True)
-        tokenizer.save_pretrained(root / side)
-        tmp = slot.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"path": side}), encoding="utf-8")
-        os.replace(tmp, slot)  # the engine reloads on its next rollout (fingerprint changed)
-
-    def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
-        nonlocal policy, calls
-        if calls % model_config.vllm_sync_every == 0:
-            sync()
-        calls += 1
-        if policy is None:
-            options = VLLMPolicyConfig(
-                gpu_memory_utilization=model_config.vllm_gpu_memory_utilization
-            )
-            policy = VLLMPolicy.load(str(slot), options)
-        config = AgentConfig(
-            max_turns=model_config.max_turns,
-            max_turn_tokens=model_config.max_new_tokens,
-            max_total_tokens=model_config.max_total_tokens,
-            temperature=temperature,
-            top_p=model_config.top_p,
-            seed=None if seed is None else seed * 100_003 + calls,
-        )
-        return agent_rollout(
-            policy,
-            list(problems),
-            n=samples,
-            config=config,
+    if model_config.vllm_mode == "server":
+        return vllm_server_rollout(
+            model,
+            tokenizer,
             checker=checker,
             tools_factory=tools_factory,
+            model_config=model_config,
+            seed=seed,
         )
+    if policy is None or engine is None:
+        from tutor.prover.policy.vllm import VLLMPolicy
 
+        llm = start_colocated_engine(model_config, world_size=world_size, rank=rank, seed=seed or 0)
+        policy, engine = VLLMPolicy.around(llm, tokenizer), VLLMEngine(llm)
+    sync = InPlaceSync(
+        engine, model, getattr(torch, model_config.dtype), every=model_config.vllm_sync_every
+    )
+    return _synced_rollout(policy, sync, checker, tools_factory, model_config, seed)
+
+
+def vllm_server_rollout(
+    model: Any,
+    tokenizer: Any,
+    *,
+    checker: Any,
+    tools_factory: Any,
+    model_config: Any,
+    seed: int | None = None,
+    transport: Any = None,
+) -> RolloutFn:
+    """Rollouts sampled by a separate vLLM server (model.vllm_mode: server;
+    training/vllm_server.py): the same agent loop and trajectories as colocated, the
+    policy's calls go to the server's /v1/completions, and the live weights are pushed to
+    it (ServerSync) before the first rollout after model.vllm_sync_every optimizer steps.
+    transport: the weight data plane (tests pass a fake; default NCCL, GPU hosts). An
+    unreachable server raises VLLMServerUnreachable here, at start."""
+    from training import distributed
+    from training.vllm_server import NCCLTransport, ServerClient, ServerPolicy, ServerSync
+
+    client = ServerClient(model_config.vllm_server_url, model_config.vllm_server_timeout_s)
+    policy = ServerPolicy(client, tokenizer)
+    if transport is None and distributed.is_main():
+        transport = NCCLTransport()
+    sync = ServerSync(
+        client,
+        model,
+        getattr(torch, model_config.dtype),
+        transport,
+        every=model_config.vllm_sync_every,
+    )
+    return _synced_rollout(policy, sync, checker, tools_factory, model_config, seed)
+
+
+def _synced_rollout(
+    policy: Any, sync: Any, checker: Any, tools_factory: Any, model_config: Any, seed: int | None
+) -> RolloutFn:
+    """The agent's rollouts on `policy`, with sync.before_rollout() / after_rollout() around
+    each call; `rollout.sync` is what optimizer_step marks stale."""
+    from tutor.prover.agent import rollout as agent_rollout
+
+    calls = 0
+
+    def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
+        nonlocal calls
+        calls += 1
+        config = _agent_config(model_config, temperature, seed, calls)
+        sync.before_rollout()
+        try:
+            return agent_rollout(
+                policy,
+                list(problems),
+                n=samples,
+                config=config,
+                checker=checker,
+                tools_factory=tools_factory,
+            )
+        finally:
+            sync.after_rollout()
+
+    rollout.sync = sync  # type: ignore[attr-defined]
     return rollout
 
 
@@ -155,42 +203,114 @@ def vllm_rollout(
 
 @dataclass
 class FeedbackOutcome:
-    """attach_feedback's result: which trajectories got feedback, and what failed."""
+    """attach_feedback's result: which trajectories got feedback, what failed, and where the
+    feedback came from (so an `llm` run that quietly became a `compiler` run shows)."""
 
     with_feedback: list[Trajectory]
     texts: list[str]
     failures: list[str] = field(default_factory=list)
+    sources: dict[str, int] = field(default_factory=dict)  # producing source -> count
+    fallbacks: int = 0  # answers where the requested source fell back (e.g. llm -> compiler)
+    dropped_fallbacks: int = 0  # fallbacks left out of the batch (coach.drop_fallback)
+    latencies_s: list[float] = field(default_factory=list)  # per coach call made
+
+    def metrics(self) -> dict[str, float]:
+        """Per-step figures: calls, failures, fallback rate, latency, source mix."""
+        calls = len(self.latencies_s)
+        answered = sum(self.sources.values())
+        out = {
+            "coach_calls": float(calls),
+            "coach_failures": float(len(self.failures)),
+            "coach_fallbacks": float(self.fallbacks),
+            "coach_fallback_rate": self.fallbacks / answered if answered else 0.0,
+            "coach_dropped_fallbacks": float(self.dropped_fallbacks),
+            "coach_latency_s": sum(self.latencies_s) / calls if calls else 0.0,
+            "coach_latency_max_s": max(self.latencies_s, default=0.0),
+        }
+        # Every known source gets a figure (0 too), so all ranks reduce the same keys.
+        from training.config import COACH_SOURCES
+
+        for source in sorted({*COACH_SOURCES, *self.sources}):
+            out[f"coach_source/{source}"] = float(self.sources.get(source, 0))
+        return out
+
+
+@dataclass
+class _Answer:
+    feedback: Any = None
+    error: str | None = None
+    latency_s: float = 0.0
+
+
+def _ask(coach: Any, trajectory: Trajectory, problem: Problem | None) -> _Answer:
+    started = time.perf_counter()
+    try:
+        feedback = coach.advise(
+            trajectory.statement,
+            _attempt_text(trajectory),
+            _diagnostics(trajectory),
+            reference_proof=problem.reference_proof if problem else None,
+        )
+    except Exception as exc:  # noqa: BLE001 - one bad call must not end the run
+        return _Answer(
+            error=f"{type(exc).__name__}: {exc}", latency_s=time.perf_counter() - started
+        )
+    return _Answer(feedback=feedback, latency_s=time.perf_counter() - started)
 
 
 def attach_feedback(
-    coach: Any, trajectories: Sequence[Trajectory], problems_by_id: dict[str, Problem] | None = None
+    coach: Any,
+    trajectories: Sequence[Trajectory],
+    problems_by_id: dict[str, Problem] | None = None,
+    *,
+    max_workers: int = 1,
+    drop_fallback: bool = False,
 ) -> FeedbackOutcome:
     """Ask the coach about each rollout: (statement, the rollout's final proof, Lean's messages).
 
+    Calls run in a pool of at most max_workers threads (coach.concurrency: the paper's 128
+    or 640 calls per step are network-bound), answers kept in the trajectories' order. The
+    LLM coach's own cache (tutor.coach.cache) still answers repeats without a call.
     A trajectory that already carries feedback (snapshot data: teacher-approved) keeps it.
-    A coach error on one trajectory drops that trajectory from the FD batch and is reported;
-    nothing is invented in its place.
+    A coach error drops that trajectory from the FD batch and is counted and logged; nothing
+    is invented in its place. A fallback (the llm source could not answer, the compiler rules
+    did) is counted; with drop_fallback it is left out of the batch too.
     """
     from tutor.coach.types import Feedback
 
-    kept, texts, failures = [], [], []
+    by_id = problems_by_id or {}
+    asking = [t for t in trajectories if t.feedback is None]
+    if max_workers > 1 and len(asking) > 1:
+        with ThreadPoolExecutor(max_workers=min(max_workers, len(asking))) as pool:
+            answers = list(pool.map(lambda t: _ask(coach, t, by_id.get(t.problem_id)), asking))
+    else:
+        answers = [_ask(coach, t, by_id.get(t.problem_id)) for t in asking]
+    answer_of = {id(t): a for t, a in zip(asking, answers, strict=True)}
+
+    outcome = FeedbackOutcome([], [])
     for trajectory in trajectories:
-        if trajectory.feedback is None:
-            try:
-                problem = (problems_by_id or {}).get(trajectory.problem_id)
-                feedback = coach.advise(
-                    trajectory.statement,
-                    _attempt_text(trajectory),
-                    _diagnostics(trajectory),
-                    reference_proof=problem.reference_proof if problem else None,
-                )
-            except Exception as exc:  # noqa: BLE001 - one bad call must not end the run
-                failures.append(f"{trajectory.problem_id}: {type(exc).__name__}: {exc}")
+        answer = answer_of.get(id(trajectory))
+        if answer is not None:
+            outcome.latencies_s.append(answer.latency_s)
+            if answer.error is not None:
+                outcome.failures.append(f"{trajectory.problem_id}: {answer.error}")
                 continue
-            trajectory.feedback = feedback.to_dict()
-        kept.append(trajectory)
-        texts.append(Feedback.from_dict(trajectory.feedback).as_text())
-    return FeedbackOutcome(kept, texts, failures)
+            trajectory.feedback = answer.feedback.to_dict()
+        feedback = Feedback.from_dict(trajectory.feedback or {})
+        outcome.sources[feedback.source] = outcome.sources.get(feedback.source, 0) + 1
+        if feedback.fell_back:
+            outcome.fallbacks += 1
+            if drop_fallback:
+                outcome.dropped_fallbacks += 1
+                continue
+        outcome.with_feedback.append(trajectory)
+        outcome.texts.append(feedback.as_text())
+    if outcome.failures:
+        log.warning(
+            "coach failed on %d of %d trajectories (left out of the FD batch), e.g. %s",
+            len(outcome.failures), len(asking), outcome.failures[0],
+        )  # fmt: skip
+    return outcome
 
 
 def _attempt_text(trajectory: Trajectory) -> str:

@@ -155,6 +155,37 @@ def plot_metrics(
         fig.savefig(target, dpi=80)
         plt.close(fig)
         written.append(target)
+    return written + plot_by_trajectory(records, out)
+
+
+# Sample efficiency, as the paper's figures show it: against trajectories seen, not steps
+# (an FD step holds 128 trajectories, a GRPO step 640).
+BY_TRAJECTORY = ("reward", "entropy", "eval/pass@1", "eval/pass@8", "eval/pass@16")
+
+
+def plot_by_trajectory(records: list[dict[str, Any]], out: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    written = []
+    for key in BY_TRAJECTORY:
+        points = [
+            (float(r["trajectories_seen"]), float(r[key]))
+            for r in records
+            if isinstance(r.get(key), (int, float)) and isinstance(r.get("trajectories_seen"), int)
+        ]
+        if not points:
+            continue
+        fig, ax = plt.subplots(figsize=(5, 3))
+        ax.plot(
+            [p[0] for p in points], [p[1] for p in points], marker="." if len(points) < 50 else None
+        )
+        ax.set_xlabel("trajectories seen")
+        ax.set_title(f"{key} (sample efficiency)")
+        fig.subplots_adjust(left=0.16, bottom=0.18)
+        target = out / f"{_safe_name(key)}_by_trajectory.png"
+        fig.savefig(target, dpi=80)
+        plt.close(fig)
+        written.append(target)
     return written
 
 

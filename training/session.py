@@ -31,6 +31,8 @@ from tutor.prover.trajectory import Trajectory
 
 log = logging.getLogger(__name__)
 
+EVAL_SEED_OFFSET = 7919  # evaluation draws its own seed, apart from the training stream
+
 StepFn = Callable[["Session"], dict[str, Any]]
 
 
@@ -81,6 +83,8 @@ class Session:
     trajectories_seen: int = 0
     lemmas_seen: set[str] = field(default_factory=set)
     data_snapshot: dict[str, Any] = field(default_factory=dict)
+    last_eval_per_problem: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # stage-specific state (continual)
 
     @property
     def pad_id(self) -> int:
@@ -98,10 +102,16 @@ class Session:
         if self.teacher is None:
             if distributed.is_sharded(self.model):
                 # Shard the teacher exactly like the student so EMA works shard by shard.
-                self.teacher = distributed.wrap_model(make_teacher(self.rollout_model))
+                self.teacher = distributed.wrap_model(make_teacher(self.rollout_model), self.config)
             else:
                 self.teacher = make_teacher(self.model)
         return self.teacher
+
+    def autocast(self) -> Any:
+        """The compute-precision context of every training forward (training.precision)."""
+        from training.precision import autocast
+
+        return autocast(self.config.model, self.device, sharded=distributed.is_sharded(self.model))
 
     def take_replay(self, n: int) -> list[Trajectory]:
         """Up to n replayed trajectories, round robin over the pool."""
@@ -147,7 +157,10 @@ def load_model_and_tokenizer(config: Config, device: torch.device) -> tuple[Any,
         raise FileNotFoundError(
             f"model.path {config.model.path!r} has no config.json: nothing is downloaded, give a local directory"
         )
-    dtype = getattr(torch, config.model.dtype)
+    from training.precision import param_dtype
+
+    # fp32 master weights by default: the model computes in model.dtype under autocast.
+    dtype = param_dtype(config.model)
     model: Any = AutoModelForCausalLM.from_pretrained(config.model.path, dtype=dtype)
     model = model.to(device)
     tokenizer = AutoTokenizer.from_pretrained(config.model.path)
@@ -201,6 +214,7 @@ def open_session(
         replica = distributed.make_replica(base_model)
         model = distributed.wrap_model(base_model, config)
     optimizer, scheduler = make_optimizer(model, config)
+    _state_batch_sizes(config, stage)
     run_dir = Path(config.run.output_dir) / config.run.name
     session = Session(
         config=config,
@@ -242,6 +256,22 @@ def open_session(
     return session
 
 
+def _state_batch_sizes(config: Config, stage: str) -> None:
+    """Check now (not at the switch to GRPO, hours in) that the global batches divide over
+    the ranks, and say in the log what each rank does."""
+    world = distributed.world_size()
+    sizes = []
+    if stage in ("fd", "fd-grpo"):
+        sizes.append(("fd.batch_size", config.fd.batch_size, "trajectories"))
+    if stage in ("grpo", "fd-grpo", "mixed"):
+        sizes.append(("grpo.problems_per_step", config.grpo.problems_per_step, "problems"))
+    for key, size, what in sizes:
+        local = distributed.per_rank(size, key, world)
+        log.info(
+            "%s: %d %s per step in all, %d per rank on %d ranks", key, size, what, local, world
+        )
+
+
 def resume(session: Session) -> CheckpointInfo | None:
     """Load weights, teacher, optimizer and data cursor from the run's latest stable checkpoint."""
     info = session.registry.latest(session.config.run.name)
@@ -262,6 +292,18 @@ def resume(session: Session) -> CheckpointInfo | None:
     state = session.registry.load_trainer_state(info.path) or {}
     if "optimizer" in state and session.config.run.distributed == "none":
         session.optimizer.load_state_dict(state["optimizer"])
+    elif state.get("sharded_train_state"):
+        # FSDP: the shards of the weights, AdamW's moments and the teacher (all ranks load).
+        from training.train_state import load_train_state
+
+        load_train_state(
+            state["sharded_train_state"],
+            session.model,
+            session.optimizer,
+            session.ensure_teacher() if teacher_state is not None else None,
+        )
+    elif session.config.run.distributed == "fsdp":
+        log.warning("resuming %s without optimizer state (none was saved)", info.path)
     if "scheduler" in state:
         session.scheduler.load_state_dict(state["scheduler"])
     session.step = int(state.get("step", info.step))
@@ -312,6 +354,9 @@ def optimizer_step(session: Session) -> float:
     session.optimizer.zero_grad(set_to_none=True)
     if session.rollout_model is not session.model:
         distributed.sync_replica(session.model, session.rollout_model)
+    sync = getattr(session.rollout, "sync", None)
+    if sync is not None:
+        sync.mark_stale()  # a colocated vLLM engine loads the new weights before sampling
     return float(norm)
 
 
@@ -327,10 +372,34 @@ def token_share(local_tokens: float, total_local_tokens: float) -> float:
 # --- checkpoints and evaluation -----------------------------------------------------------
 
 
+TRAIN_STATE_DIR = "train_state"
+
+
+def _save_sharded_train_state(session: Session) -> str | None:
+    """Under FSDP: every rank writes its shards of model, AdamW state and teacher (DCP);
+    only the newest is kept (it is what resume reads; a 9B run's AdamW state is ~72 GB)."""
+    if session.config.run.distributed != "fsdp":
+        return None
+    import shutil
+
+    from training.train_state import save_train_state
+
+    root = session.registry.run_dir(session.config.run.name) / TRAIN_STATE_DIR
+    path = root / f"step-{session.step:06d}"
+    save_train_state(path, session.model, session.optimizer, session.teacher)
+    distributed.barrier()
+    if distributed.is_main():
+        for old in root.glob("step-*"):
+            if old != path:
+                shutil.rmtree(old, ignore_errors=True)
+    return str(path)
+
+
 def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo | None:
     teacher_state = (
         distributed.full_state_dict(session.teacher) if session.teacher is not None else None
     )
+    sharded_state = _save_sharded_train_state(session)
     if not distributed.is_main():
         distributed.barrier()
         return None
@@ -343,6 +412,8 @@ def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo
     }
     if session.config.run.distributed == "none":
         trainer_state["optimizer"] = session.optimizer.state_dict()
+    else:
+        trainer_state["sharded_train_state"] = sharded_state
     info = session.registry.save(
         session.config.run.name,
         session.step,
@@ -361,33 +432,58 @@ def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo
 
 
 def evaluate_now(session: Session, checkpoint: CheckpointInfo | None) -> dict[str, Any]:
-    """Held-out evaluation of the live model; recorded on the checkpoint (best.json)."""
-    if not session.eval_problems or session.rollout is None or not distributed.is_main():
-        return {}
-    from training.evaluate import evaluate
+    """Held-out evaluation of the live model, sharded over the ranks; recorded on the
+    checkpoint (best.json) by rank 0. Every rank calls this (it gathers the results).
 
-    # The unsharded model: under FSDP only rank 0 evaluates, so no collective forward may
-    # run here (for the same reason a sharded teacher gives no student_teacher_kl).
+    Each rank samples its slice of the problems (problems[rank::world]) with the unsharded
+    rollout model, so no collective runs inside generation; the slices' results are
+    gathered and merged (training.evaluate.merge_eval_results). A sharded teacher gives no
+    student_teacher_kl (its forward would be a collective the ranks do not share)."""
+    if not session.eval_problems or session.rollout is None:
+        return {}
+    from training.evaluate import EvalResult, evaluate, merge_eval_results
+
     teacher = (
         session.teacher
         if session.teacher is not None and not distributed.is_sharded(session.teacher)
         else None
     )
-    result = evaluate(
-        session.rollout_model,
-        session.tokenizer,
-        session.rollout,
-        session.eval_problems,
-        session.config,
-        pad_id=session.pad_id,
-        lemmas_seen=session.lemmas_seen,
-        teacher=teacher,
-        coach=session.coach if teacher is not None else None,
+    mine = session.eval_problems[distributed.rank() :: distributed.world_size()]
+    # Every evaluation samples with the same seed (and gives the training RNG back after),
+    # so a candidate and the serving checkpoint are compared on the same draws.
+    rng_state = torch.get_rng_state()
+    torch.manual_seed(session.config.run.seed + EVAL_SEED_OFFSET + distributed.rank())
+    try:
+        result = (
+            evaluate(
+                session.rollout_model,
+                session.tokenizer,
+                session.rollout,
+                mine,
+                session.config,
+                pad_id=session.pad_id,
+                teacher=teacher,
+                coach=session.coach if teacher is not None else None,
+            )
+            if mine
+            else EvalResult({})
+        )
+    finally:
+        torch.set_rng_state(rng_state)
+    parts = distributed.gather_objects(result)
+    merged = merge_eval_results(
+        parts, [p.id for p in session.eval_problems], session.config.evaluation.ks
     )
-    metrics = {f"eval/{k}": v for k, v in result.metrics.items()}
-    if checkpoint is not None:
+    session.lemmas_seen.update(merged.lemmas)
+    merged.metrics["lemmas_discovered"] = float(len(session.lemmas_seen))
+    session.last_eval_per_problem = merged.per_problem
+    metrics = {f"eval/{k}": v for k, v in merged.metrics.items()}
+    if checkpoint is not None and distributed.is_main():
         session.registry.record_eval(
-            checkpoint.path, result.metrics, session.config.evaluation.select_metric
+            checkpoint.path,
+            merged.metrics,
+            session.config.evaluation.select_metric,
+            per_problem=merged.per_problem,
         )
     return metrics
 
@@ -446,10 +542,12 @@ def run_loop(
             stage = stage_of_step(session.step - 1) if stage_of_step else session.stage
             checkpoint = None
             at_end = session.step == total_steps
-            if session.step % config.checkpoints.every == 0 or at_end:
+            eval_due = bool(config.evaluation.every and session.step % config.evaluation.every == 0)
+            # Every evaluated step is saved too: each is a candidate, so best-by-eval exists.
+            if session.step % config.checkpoints.every == 0 or at_end or eval_due:
                 checkpoint = save_checkpoint(session, metrics)
                 result.last_checkpoint = checkpoint.path if checkpoint else result.last_checkpoint
-            if (config.evaluation.every and session.step % config.evaluation.every == 0) or at_end:
+            if eval_due or at_end:
                 metrics.update(evaluate_now(session, checkpoint))
             if session.step % config.run.log_every == 0 or at_end:
                 session.logger.log(session.step, stage, metrics)

@@ -4,7 +4,9 @@ Run: `python -m training sft --config FILE`. Examples come from
   - data.train problems that carry a `reference_proof`, as the agent episode a rollout would
     record (prompt, lean_write_file call with the complete file, the checker's report, a
     closing turn), so SFT teaches the tool format the agent uses;
-  - verified trajectories (verdict valid) in data.snapshot: their own tokens and mask.
+  - verified trajectories (verdict valid) in data.snapshot: their own tokens and mask; a
+    verified search proof (no tokens of its own) gives one tactic-level example per step of
+    its found path (tutor.prover.search_examples).
 Loss: token mean over the assistant tokens of the batch. Steps = epochs x ceil(N / batch).
 """
 
@@ -41,8 +43,11 @@ def proof_example(problem: Problem, tokenizer: Any, max_length: int) -> Trajecto
     return example if len(example.token_ids) <= max_length else None
 
 
-def snapshot_examples(path: str, max_length: int) -> list[Trajectory]:
-    """Verified trajectories from a web-app snapshot (records of kind "trajectory")."""
+def snapshot_examples(path: str, max_length: int, tokenizer: Any = None) -> list[Trajectory]:
+    """Verified trajectories from a web-app snapshot (records of kind "trajectory"); with a
+    tokenizer, verified search proofs as tactic-level examples too."""
+    from tutor.prover.search_examples import tactic_examples
+
     out = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
@@ -52,6 +57,9 @@ def snapshot_examples(path: str, max_length: int) -> list[Trajectory]:
             if record.get("kind") != "trajectory":
                 continue
             trajectory = Trajectory.from_dict(record["trajectory"])
+            if tokenizer is not None and trajectory.mode == "search":
+                out += tactic_examples(trajectory, tokenizer, max_length)
+                continue
             if (
                 trajectory.verdict is Verdict.VALID
                 and len(trajectory.token_ids) <= max_length
@@ -70,7 +78,7 @@ def build_examples(session: Session) -> list[Trajectory]:
         if example is not None:
             examples.append(example)
     if cfg.data.snapshot:
-        examples += snapshot_examples(cfg.data.snapshot, limit)
+        examples += snapshot_examples(cfg.data.snapshot, limit, session.tokenizer)
     if not examples:
         raise ValueError(
             "SFT found no examples: give data.train problems with reference_proof, or a data.snapshot with valid trajectories"
@@ -81,7 +89,8 @@ def build_examples(session: Session) -> list[Trajectory]:
 def sft_loss_on(session: Session, examples: list[Trajectory]) -> tuple[torch.Tensor, float]:
     batch = student_batch(examples, session.pad_id, session.device)
     targets = response_targets(examples, session.device)
-    logits = response_logits(session.model, batch, targets.mask.shape[1])
+    with session.autocast():
+        logits = response_logits(session.model, batch, targets.mask.shape[1])
     logprobs = token_logprobs(logits, targets.token_ids)
     n = float(targets.mask.sum())
     return -(logprobs * targets.mask).sum() / max(n, 1.0), n

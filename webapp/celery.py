@@ -10,10 +10,15 @@ Tasks are named "<queue>.<what>" and routed by that prefix; anything else goes t
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
 from kombu import Exchange, Queue
 
+# Whether the process was given its settings: any `python -m webapp.<module>` imports this
+# package, so the default below also lands in commands that `python -m webapp.embedded`
+# wraps; it passes them the environment it was given, not this default.
+SETTINGS_GIVEN = "DJANGO_SETTINGS_MODULE" in os.environ
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
 
 QUEUES = ("lean", "prover", "train")
@@ -25,4 +30,22 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = [Queue(name, Exchange(name), routing_key=name) for name in QUEUES]
 app.conf.task_default_queue = "lean"
 app.conf.task_routes = {f"{name}.*": {"queue": name} for name in QUEUES}
+
+
+class QueueTimeLimits:
+    """Task annotations: each task gets the (soft, hard) time limits of its queue (settings
+    CELERY_QUEUE_TIME_LIMITS), so a hung check or run is stopped and its object ended."""
+
+    def annotate(self, task: Any) -> dict[str, int] | None:
+        from django.conf import settings
+
+        queue = str(task.name).split(".", 1)[0]
+        limits = getattr(settings, "CELERY_QUEUE_TIME_LIMITS", {}).get(queue)
+        if not limits:
+            return None
+        soft, hard = limits
+        return {"soft_time_limit": soft, "time_limit": hard}
+
+
+app.conf.task_annotations = [QueueTimeLimits()]
 app.autodiscover_tasks()

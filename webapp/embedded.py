@@ -34,14 +34,20 @@ def redis_server_path() -> str:
     return str(path)
 
 
-def redis_command(port: int) -> list[str]:
-    # Nothing is persisted: the broker and the channel layer hold only transient state.
+def redis_command(port: int, data_dir: Path | None = None) -> list[str]:
+    """With a data folder, Redis keeps an append-only file there, so a restart loses no queued
+    task; without one (throwaway test servers) nothing is persisted."""
+    persist = (
+        ["--dir", str(data_dir), "--appendonly", "yes", "--appendfsync", "everysec"]
+        if data_dir is not None
+        else ["--appendonly", "no"]
+    )
     return [
         redis_server_path(),
         "--port", str(port),
         "--bind", "127.0.0.1",
         "--save", "",
-        "--appendonly", "no",
+        *persist,
         "--loglevel", "warning",
     ]  # fmt: skip
 
@@ -57,10 +63,12 @@ def wait_for_port(port: int, timeout_s: float = 10.0) -> None:
     raise RuntimeError(f"embedded Redis did not open port {port} within {timeout_s:.0f} s")
 
 
-def start_redis(port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+def start_redis(
+    port: int | None = None, data_dir: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = port or free_port()
     # Its banner would mix into the wrapped command's output; failures show as a closed port.
-    proc = subprocess.Popen(redis_command(port), stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(redis_command(port, data_dir), stdout=subprocess.DEVNULL)
     try:
         wait_for_port(port)
     except RuntimeError:
@@ -69,13 +77,25 @@ def start_redis(port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
+def given_environment() -> dict[str, str]:
+    """This process's environment without the settings default that importing the `webapp`
+    package sets (webapp/celery.py): pytest would take it over its own test settings."""
+    from webapp.celery import SETTINGS_GIVEN
+
+    env = dict(os.environ)
+    if not SETTINGS_GIVEN:
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+    return env
+
+
 def with_redis(command: list[str]) -> int:
-    if os.environ.get("REDIS_URL"):
-        return subprocess.call(command)
+    env = given_environment()
+    if env.get("REDIS_URL"):
+        return subprocess.call(command, env=env)
     proc, url = start_redis()
     print(f"embedded Redis at {url}", flush=True)
     try:
-        return subprocess.call(command, env={**os.environ, "REDIS_URL": url})
+        return subprocess.call(command, env={**env, "REDIS_URL": url})
     finally:
         proc.terminate()
         proc.wait(timeout=10)

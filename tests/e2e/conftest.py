@@ -159,11 +159,21 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, live_stack: LiveStack) -> Iterator[Any]:
+    """A fresh page. Every journey also checks the Content Security Policy: the browser's
+    report of any blocked script, style or socket fails the test."""
     context = browser.new_context(base_url=live_stack.url, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(20_000)
     page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     yield page
     context.close()
+    assert violations == [], "blocked by the CSP:\n" + "\n".join(violations)
 
 
 def login(page: Any, stack: LiveStack, role: str) -> None:

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any, TextIO
 
 import pytest
 
@@ -20,19 +24,50 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-def _get(url: str) -> tuple[int, bytes]:
+def _get(url: str, opener: Any = None) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with (opener or urllib.request.build_opener()).open(url, timeout=5) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read()
 
 
-def _wait_for_workers(base: str, deadline: float) -> dict:
+def _admin_opener(base: str, log: TextIO, deadline: float) -> Any:
+    """Logged in as the demo admin (password printed by the launcher): /healthz gives its
+    details to admins only."""
+    password = None
+    while password is None and time.monotonic() < deadline:
+        log.seek(0)
+        found = re.search(r"admin\s+password: (\S+)", log.read())
+        password = found.group(1) if found else None
+        time.sleep(0.5)
+    assert password, "the launcher printed no admin password"
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    while time.monotonic() < deadline:
+        try:
+            _get(base + "/accounts/login/", opener)
+            break
+        except OSError:
+            time.sleep(1)
+    token = next(c.value for c in jar if c.name == "csrftoken")
+    form = urllib.parse.urlencode(
+        {"username": "admin", "password": password, "csrfmiddlewaretoken": token}
+    ).encode()
+    request = urllib.request.Request(
+        base + "/accounts/login/", data=form, headers={"Referer": base + "/accounts/login/"}
+    )
+    with opener.open(request, timeout=10):
+        pass
+    assert any(c.name == "sessionid" for c in jar), "the admin could not log in"
+    return opener
+
+
+def _wait_for_workers(base: str, deadline: float, opener: Any) -> dict:
     last: dict = {}
     while time.monotonic() < deadline:
         try:
-            _, body = _get(base + "/healthz")
+            _, body = _get(base + "/healthz?fresh=1", opener)
             last = json.loads(body)
             if last["components"]["workers"]["ok"]:
                 return last
@@ -61,12 +96,17 @@ def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        status = _wait_for_workers(base, time.monotonic() + 120)
+        deadline = time.monotonic() + 120
+        opener = _admin_opener(base, log, deadline)
+        status = _wait_for_workers(base, deadline, opener)
         assert status["components"]["database"]["ok"]
         assert status["components"]["redis"]["ok"]
         assert set(status["components"]) >= {"lean", "gpu", "serving_model"}
         code, page = _get(base + "/")
         assert code == 200 and b"LeanCoach" in page
+        # Anyone else gets the overall state only.
+        code, public = _get(base + "/healthz")
+        assert code == 200 and set(json.loads(public)) == {"status"}
     finally:
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         try:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import LiveStack, login
+from tests.e2e.editor_helpers import EDITOR, set_proof
 from tests.e2e.test_student_journey import _shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -21,10 +23,17 @@ def _logout(page: Any) -> None:
 def test_a_teacher_approves_and_edits_suggestions(page: Any, live_stack: LiveStack) -> None:
     login(page, live_stack, "student")
     page.goto("/courses/core-lean/lc_and_swap/")
-    page.locator("#id_proof").fill(
-        "  exact h -- fake: error type_mismatch\n  simp -- fake: error simp_no_progress"
+    page.wait_for_selector(EDITOR)
+    set_proof(
+        page, "  exact h -- fake: error type_mismatch\n  simp -- fake: error simp_no_progress"
     )
+    # The page may already show an earlier finished attempt on this exercise (the assignment
+    # journey submits here too): wait for the panel of the new one, then for its verdict.
+    panel = page.locator("#attempt-panel")
+    before = panel.get_attribute("data-attempt") if panel.count() else None
     page.click("text=Check my proof")
+    if before:
+        expect(page.locator("#attempt-panel")).not_to_have_attribute("data-attempt", before)
     page.wait_for_selector("#attempt-status[data-status=done]")
     attempt_url = page.locator("#history li a").first.get_attribute("href")
     _logout(page)
@@ -46,6 +55,16 @@ def test_a_teacher_approves_and_edits_suggestions(page: Any, live_stack: LiveSta
     page.wait_for_selector(f"#{second_id}[data-review=edited]")
     assert "Swap the parts: exact ⟨h.2, h.1⟩." in page.inner_text(f"#{second_id}")
     _shot(page, "teacher-reviewed")
+
+    # The student's attempt in the same read-only editor: underlines, tooltips, goal view.
+    page.goto(attempt_url)
+    page.wait_for_selector(".lean-cm.readonly .cm-lintRange-error")
+    # The gutter's markers are drawn in a later layout pass than the underlines: `expect` polls
+    # for them from Playwright's own script world (a string predicate would be eval'd in the
+    # page, which the app's CSP rightly forbids) and fails with the count it saw.
+    expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(2, timeout=10_000)
+    assert page.locator("#goal-view").is_visible()
+    _shot(page, "teacher-attempt-view")
 
     page.goto("/attempts/review/")  # reviewed items leave the pending queue
     assert page.locator(f"#{first_id}").count() == 0 and page.locator(f"#{second_id}").count() == 0

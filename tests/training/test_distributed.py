@@ -48,8 +48,8 @@ def test_torchrun_two_processes_fsdp_gloo(
         "data": {"train": str(problems_file)},
         "training": {"reinforce": {"algorithm": "FD-GRPO", "total_steps": 2, "switch_step": 1}},
         "optimizer": {"lr": 1e-3, "micro_batch_size": 2},
-        "fd": {"batch_size": 1, "ema_every": 1},
-        "grpo": {"group_size": 2, "problems_per_step": 1},
+        "fd": {"batch_size": 2, "ema_every": 1},  # global: one per rank
+        "grpo": {"group_size": 2, "problems_per_step": 2},  # global: one per rank
         "coach": {"source": "fixed"},
         "checkpoints": {"registry": str(tmp_path / "registry"), "every": 1},
         "evaluation": {"every": 0, "n_samples": 2, "ks": [1, 2]},
@@ -76,7 +76,7 @@ def test_torchrun_two_processes_fsdp_gloo(
         "--config",
         str(path),
     ]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout[done.stdout.index("{") :])  # rank 0 only prints
     assert summary["steps_done"] == 2

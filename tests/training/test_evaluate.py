@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from tests.support.shared_data import shared_data_file
 from training.config import tiny_cpu_config
 from training.data import load_problems
 from training.evaluate import evaluate, library_lemmas
@@ -48,9 +49,7 @@ def test_evaluate_reports_pass_at_k_by_hand(
 
 
 def test_mathlib_problems_are_skipped_and_counted_without_mathlib():
-    minif2f = Path("/work/shared/data/minif2f.jsonl")
-    if not minif2f.exists():
-        pytest.skip("shared data not present")
+    minif2f = shared_data_file("minif2f.jsonl")
     loaded = load_problems(minif2f, mathlib=False)
     assert loaded.problems == [] and loaded.skipped_needs_mathlib == 488
     with_mathlib = load_problems(minif2f, mathlib=True, split="test", max_problems=5)

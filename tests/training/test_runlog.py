@@ -58,3 +58,16 @@ def test_memory_limit_stops_the_run_with_a_clear_error():
         _check_memory(tight)  # type: ignore[arg-type]
     roomy = SimpleNamespace(config=Config(resources=ResourcesConfig(memory_limit="1TB")))
     _check_memory(roomy)  # type: ignore[arg-type]
+
+
+def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
+    from training.runlog import plot_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [
+        {"step": 1, "reward": 0.1, "trajectories_seen": 128},
+        {"step": 2, "reward": 0.3, "trajectories_seen": 768},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
+    assert names == ["reward.png", "reward_by_trajectory.png", "trajectories_seen.png"]

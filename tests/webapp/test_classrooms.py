@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from django.test import Client
 from django.urls import reverse
 
@@ -61,6 +64,17 @@ def test_the_class_page_shows_progress_per_student(cast: Cast, client: Client) -
     assert "<td>sam</td><td>1 / 1 solved" in body
     assert "olly" not in body
     assert cast.classroom.join_code in body
+
+
+def test_the_class_page_title_is_the_class_name_and_the_consent_form_shows_once(
+    cast: Cast, client: Client
+) -> None:
+    client.force_login(cast.teacher)
+    body = client.get(reverse("accounts:classroom", args=[cast.classroom.pk])).content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S)
+    assert title is not None
+    assert html.unescape(title.group(1)).strip() == f"{cast.classroom.name} · LeanCoach"
+    assert body.count('id="training-consent"') == 1
 
 
 def test_it_rejects_other_teachers_from_the_class_page(cast: Cast, client: Client) -> None:

@@ -97,7 +97,7 @@ def test_a_tiny_sft_run_finishes_with_metrics_checkpoint_plots_and_a_final_push(
 def test_a_stop_request_ends_the_run_between_steps(
     cast: Cast, tiny_model_dir: Path, var_dirs: Path
 ) -> None:
-    _more_exercises(cast, 5)  # 6 problems, batch 2: 3 steps if nobody stops it
+    _more_exercises(cast, 7)  # 8 problems, 2 held out, batch 2: 3 steps if nobody stops it
     run = _tiny_sft_run(cast, tiny_model_dir, stop_requested=True)  # seen at the first record
     assert tasks.run_training(run.pk) == "stopped"
     run.refresh_from_db()
@@ -204,8 +204,12 @@ def test_continual_distill_runs_a_round_on_the_lean_double(
         reset_checker()
     assert result["ok"] is True, result
     assert result["steps_done"] == 1 and result["promoted"] is False
-    assert "set data.eval" in result["reason"]  # no held-out set: registered, not promoted
+    # One exercise: no held-out problem to judge on, so registered, not promoted.
+    assert "no held-out problems" in result["reason"]
     assert Path(result["checkpoint"]).is_relative_to(var_dirs / "checkpoints")
+    run = TrainingRun.objects.get(pk=result["run"])  # the round is listed in the console
+    assert run.algorithm == "continual" and run.status == "finished"
+    assert run.lineage.reason == result["reason"] and not run.lineage.promoted
 
 
 @pytest.mark.slow

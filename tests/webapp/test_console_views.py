@@ -71,7 +71,7 @@ def test_it_sends_anonymous_users_to_login(client: Client, run: TrainingRun, nam
 
 @pytest.mark.parametrize(("name", "args"), GET_VIEWS)
 def test_it_shows_every_page_to_admins(admin_client: Client, run: TrainingRun, name, args) -> None:
-    with mock.patch("webapp.console.views.system_status", return_value=_HEALTH):
+    with mock.patch("webapp.console.views.cached_system_status", return_value=_HEALTH):
         assert admin_client.get(_url(name, args, run)).status_code == 200
 
 
@@ -86,7 +86,7 @@ _HEALTH = {
 
 
 def test_status_fragment_lists_workers_per_queue_and_components(admin_client: Client) -> None:
-    with mock.patch("webapp.console.views.system_status", return_value=_HEALTH):
+    with mock.patch("webapp.console.views.cached_system_status", return_value=_HEALTH):
         html = admin_client.get(reverse("console:status_components")).content.decode()
     assert "w1@host" in html and "no worker" in html and "no Lean toolchain found" in html
     assert 'id="overall-status">degraded' in html

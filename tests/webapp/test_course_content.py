@@ -13,12 +13,13 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
+from tests.support.shared_data import MISSING_REASON, SHARED_DATA
 from tests.webapp.cast import Cast
 from webapp.courses.data import core_lean
 from webapp.courses.importing import load_starter_course, parse_jsonl
 from webapp.courses.models import Course, Exercise
 
-MINIF2F = Path("/work/shared/data/minif2f.jsonl")
+MINIF2F = SHARED_DATA / "minif2f.jsonl"
 PROBLEM = {
     "name": "mathd_algebra_1",
     "split": "valid",
@@ -56,7 +57,7 @@ def test_the_command_imports_and_reimports(tmp_path: Path) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.skipif(not MINIF2F.exists(), reason="shared evaluation data not mounted")
+@pytest.mark.skipif(not MINIF2F.exists(), reason=MISSING_REASON)
 def test_the_command_reads_minif2f() -> None:
     call_command("import_problems", str(MINIF2F), "--course", "minif2f")
     total = sum(1 for line in MINIF2F.open(encoding="utf-8") if line.strip())

@@ -17,6 +17,8 @@ from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 
 
 def _reviewed(cast: Cast) -> Attempt:
+    cast.classroom.use_for_training = True  # the teacher's consent (default off)
+    cast.classroom.save()
     attempt = Attempt.objects.create(
         student=cast.student, exercise=cast.exercise, proof="  simp", status="done", valid=False
     )

@@ -102,8 +102,11 @@ def test_a_second_run_while_one_is_going_is_refused_with_a_message(
     client.force_login(cast.student)
     response = _ask(client, cast.exercise, HTTP_HX_REQUEST="true")
     assert "already have a prover run going" in response.content.decode()
-    response = _ask(client, cast.exercise, HTTP_REFERER="/courses/x/", follow=False)
-    assert response["Location"] == "/courses/x/"
+    # Back to the exercise, whatever the Referer says (no open redirect).
+    response = _ask(client, cast.exercise, HTTP_REFERER="https://evil.example/", follow=False)
+    assert response["Location"] == reverse(
+        "courses:exercise", args=[cast.course.slug, cast.exercise.name]
+    )
     assert ProverRun.objects.count() == 1 and not delay.called
 
 
@@ -125,12 +128,27 @@ def test_a_student_sees_her_own_run(
 
 
 @pytest.mark.parametrize("view", ["provers:run", "provers:run_panel"])
-@pytest.mark.parametrize("who", ["other_student", "teacher", "outsider"])
+@pytest.mark.parametrize("who", ["other_student", "other_teacher", "outsider"])
 def test_it_hides_runs_from_everyone_else(
     client: Client, cast: Cast, sams_run: ProverRun, view, who
 ) -> None:
     client.force_login(getattr(cast, who))
     assert client.get(reverse(view, args=[sams_run.pk])).status_code == 404
+
+
+@pytest.mark.parametrize("view", ["provers:run", "provers:run_panel"])
+def test_her_teacher_sees_that_the_prover_was_asked(
+    client: Client, cast: Cast, sams_run: ProverRun, view: str
+) -> None:
+    client.force_login(cast.teacher)
+    assert client.get(reverse(view, args=[sams_run.pk])).status_code == 200
+
+
+def test_her_teacher_cannot_cancel_it(client: Client, cast: Cast, sams_run: ProverRun) -> None:
+    client.force_login(cast.teacher)
+    assert client.post(reverse("provers:cancel", args=[sams_run.pk])).status_code == 403
+    sams_run.refresh_from_db()
+    assert not sams_run.cancel_requested
 
 
 def test_admins_see_any_run(client: Client, cast: Cast, sams_run: ProverRun) -> None:

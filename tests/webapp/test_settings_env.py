@@ -85,11 +85,13 @@ def test_embedded_default_is_sqlite_in_wal_mode(tmp_path: Path) -> None:
 def test_continual_distillation_is_scheduled_only_when_asked() -> None:
     code = (
         "from webapp.celery import app; s = app.conf.beat_schedule; "
-        "print(s['continual-distill']['schedule'] if s else 'none')"
+        "print(s['continual-distill']['schedule'] if 'continual-distill' in s else 'none', "
+        "s['sweep-stale']['task'])"
     )
     off = _django_python(code, DJANGO_SETTINGS_MODULE="webapp.settings.dev")
-    assert off.stdout.strip() == "none", off.stderr
+    # The stale-work sweeper is always scheduled; distillation only when asked.
+    assert off.stdout.strip() == "none lean.sweep_stale", off.stderr
     on = _django_python(
         code, DJANGO_SETTINGS_MODULE="webapp.settings.dev", LEANCOACH_CONTINUAL_EVERY_H="6"
     )
-    assert on.stdout.strip() == str(6 * 3600), on.stderr
+    assert on.stdout.strip() == f"{6 * 3600} lean.sweep_stale", on.stderr

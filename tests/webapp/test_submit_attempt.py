@@ -28,7 +28,7 @@ def test_it_creates_an_attempt_and_queues_the_check_on_commit(
     assert response.status_code == 200
     attempt = Attempt.objects.get()
     assert (attempt.student, attempt.proof, attempt.status) == (cast.student, "  rfl", "queued")
-    assert len(callbacks) == 1  # check_attempt.delay_on_commit, nothing sent before commit
+    assert len(callbacks) == 1  # enqueue_check on commit, nothing sent before commit
     body = response.content.decode()
     assert f'ws-connect="/ws/attempts/{attempt.pk}/"' in body
     assert 'id="history"' in body and 'hx-swap-oob="true"' in body

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach.algebra import ac_step
+from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
 
 
@@ -24,11 +26,20 @@ def hypothesis_match(goal: Goal) -> str | None:
     """A one-step close from a hypothesis the student already has, by its name."""
     target = goal.target
     split = split_target(target)
-    for name, typ in goal.named_facts():
+    facts = goal.named_facts()
+    for name, typ in facts:
+        if _same(typ, target):
+            if "✝" in name:
+                # The name cannot be typed, but `assumption` finds the hypothesis by its type.
+                return f"close it with `assumption`: `{name}` states exactly this"
+            return f"close it with `exact {name}`, since `{name}` states exactly this"
+    for name, typ in facts:
+        values = forall_instance(target, typ)
+        if values and "✝" not in name:
+            return f"close it with `exact {name} {values}`: it is `{name}` at {values}"
+    for name, typ in facts:
         if "✝" in name:
             continue
-        if _same(typ, target):
-            return f"close it with `exact {name}`, since `{name}` states exactly this"
         hyp_split = split_target(typ)
         if (
             split.shape is Shape.EQ
@@ -43,11 +54,45 @@ def hypothesis_match(goal: Goal) -> str | None:
             if _same(hyp_split.right, target):
                 return f"close it with `exact {name}.2`, the right half of `{name}`"
         if hyp_split.shape is Shape.IMPLIES and _same(hyp_split.right, target):
-            for other, other_type in goal.named_facts():
+            for other, other_type in facts:
                 if other != name and _same(other_type, hyp_split.left):
+                    if "✝" in other:
+                        return f"close it with `apply {name}` and then `assumption`"
                     return f"close it with `exact {name} {other}`"
             return f"use `apply {name}` and then prove `{shorten(hyp_split.left, 40)}`"
     return None
+
+
+_VALUE = r"(\([^()]*\)|[^\s()]+)"
+
+
+def forall_instance(target: str, typ: str) -> str | None:
+    """`2` when `typ` is `∀ n, f n = n` and `target` is `f 2 = 2`: the values that make the
+    ∀'s body (without premises) exactly the target, in binder order, else None."""
+    match = re.match(r"^∀\s*[^,]+,\s*(.+)$", typ.strip())
+    if not match or "→" in match.group(1):
+        return None
+    names = binder_names(typ)
+    if not names:
+        return None
+    body = _norm(match.group(1))
+    pieces = re.split(r"(?<![\w.'])(" + "|".join(map(re.escape, names)) + r")(?![\w'])", body)
+    pattern, seen = "", []
+    for index, piece in enumerate(pieces):
+        if index % 2 == 0:
+            pattern += re.escape(piece)
+        elif piece in seen:
+            pattern += f"(?P={piece})"
+        else:
+            seen.append(piece)
+            pattern += f"(?P<{piece}>{_VALUE})"
+    try:
+        found = re.fullmatch(pattern, _norm(target))
+    except re.error:
+        return None
+    if not found or len(seen) != len(names):
+        return None
+    return " ".join(found.group(v) for v in names)
 
 
 def binder_names(quantified: str) -> list[str]:
@@ -106,15 +151,25 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
         if nonlinear:
             return f"use `{nlinarith_hint(goal)}`, since linarith cannot multiply hypotheses"
         return f"close it with `linarith`{using}, which combines linear hypotheses"
+    reordered = ac_step(goal.target) if domain is not Domain.REAL else None
+    if reordered:
+        return (
+            f"close it with `{reordered}`: both sides are the same up to the order of `+` and `*`"
+        )
     if domain is Domain.NAT or domain is Domain.UNKNOWN and shape in (Shape.LE, Shape.LT):
         if re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", goal.target):
             return "close it with `decide` or `rfl`, since both sides are numerals"
         if nonlinear:
             if mathlib:
                 return f"use `{nlinarith_hint(goal)}` or `ring` (omega cannot handle products)"
+            if re.search(r"\^\s*2\b", goal.target):
+                return (
+                    "rewrite the square with `Nat.pow_two` (`x ^ 2 = x * x`), or `Nat.pow_succ` "
+                    "for other powers, then compare the products"
+                )
             return (
                 "rewrite with `Nat.mul_comm`, `Nat.mul_add` or `Nat.pow_succ`, or use "
-                "`induction`, since omega cannot handle products of variables"
+                "`induction`: products of variables are not linear arithmetic"
             )
         return f"close it with `omega`{using}, which proves linear facts over ℕ and ℤ"
     if shape is Shape.EQ:
@@ -122,11 +177,30 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     return "use `simp`, or `apply` a lemma whose conclusion matches this goal"
 
 
+def derived_step(goal: Goal) -> str | None:
+    """`close it with `exact t`` when the goal's own hypotheses build a proof of it (`h.2`,
+    `hpq hp`, `absurd rfl h` from `h : 0 ≠ 0`, ...)."""
+    facts = [(n, h.type) for h in goal.hypotheses for n in h.names if "✝" not in n]
+    proofs = proofs_of(goal.target, facts)
+    if not proofs:
+        return None
+    contradiction_only = contradiction(facts) == proofs[0]
+    why = (
+        "your hypotheses contradict each other, so this case is impossible"
+        if contradiction_only
+        else "it is built from the hypotheses you have"
+    )
+    return f"close it with `exact {proofs[0]}`: {why}"
+
+
 def next_step(goal: Goal, mathlib: bool) -> str:
     """An imperative phrase naming a tactic that fits the goal's shape."""
     matched = hypothesis_match(goal)
     if matched:
         return matched
+    built = derived_step(goal)
+    if built:
+        return built
     split = split_target(goal.target)
     shape = split.shape
     if shape is Shape.AND:
@@ -144,6 +218,13 @@ def next_step(goal: Goal, mathlib: bool) -> str:
         tactic = "use w" if mathlib else "exists w"
         return f"give a witness with `{tactic}` (or `refine ⟨w, ?_⟩`), then prove its property"
     if shape is Shape.OR:
+        for name, typ in goal.named_facts():
+            if "✝" in name:
+                continue
+            if _same(typ, split.left):
+                return f"close it with `exact Or.inl {name}`: `{name}` proves the left side"
+            if _same(typ, split.right):
+                return f"close it with `exact Or.inr {name}`: `{name}` proves the right side"
         return "choose the side you can prove with `left` or `right`, then prove that side"
     if shape is Shape.FALSE:
         return contradiction_step(goal)
@@ -155,13 +236,21 @@ def next_step(goal: Goal, mathlib: bool) -> str:
 
 
 def contradiction_step(goal: Goal) -> str:
-    facts = goal.named_facts()
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
     for name, typ in facts:
         negated = typ.strip()
         if negated.startswith("¬"):
             for other, other_type in facts:
                 if _same(other_type, negated[1:]):
                     return f"close it with `exact absurd {other} {name}`"
+            # `hnq : ¬q`, `hpq : p → q`, `hp : p`: reach `q`, then contradict it.
+            for link, link_type in facts:
+                step = split_target(link_type)
+                if step.shape is not Shape.IMPLIES or not _same(step.right, negated[1:]):
+                    continue
+                for given, given_type in facts:
+                    if _same(given_type, step.left):
+                        return f"close it with `exact {name} ({link} {given})`"
     if domain_of(" ".join(t for _, t in facts), goal.variable_types()) is Domain.NAT:
         return "close it with `omega`, which finds contradictions among linear facts"
     return "find two hypotheses that contradict each other and use `contradiction` or `simp at h`"

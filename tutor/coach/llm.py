@@ -6,6 +6,7 @@ cached, so the model is asked again next time.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Mapping, Sequence
 
@@ -14,6 +15,7 @@ from tutor.coach.compiler import CompilerCoach
 from tutor.coach.llm_client import LLMClient, LLMConfig
 from tutor.coach.model_coach import ModelAnswer, advise_with_model
 from tutor.coach.prompts import DEFAULT_PROMPT, get_variant
+from tutor.coach.teaching import TeacherExample, render_examples
 from tutor.coach.types import Feedback
 from tutor.lean.types import Diagnostic
 
@@ -33,6 +35,8 @@ class LLMCoach:
         self.cache = cache
         self.retry_invalid = retry_invalid
         self.fallback = CompilerCoach()
+        # Teacher examples for the next call (set by teaching.TaughtCoach), at most a few.
+        self.examples: list[TeacherExample] = []
 
     def _complete(self, system: str, messages: list[dict[str, str]]) -> ModelAnswer:
         reply = self.client.complete(system, messages)
@@ -47,7 +51,11 @@ class LLMCoach:
     ) -> Feedback:
         started = time.perf_counter()
         model = f"{self.client.config.provider}:{self.client.model}"
-        key = cache_key(statement, attempt, diagnostics, self.variant.version, model)
+        examples = render_examples(self.examples)
+        version = self.variant.version
+        if examples:  # the examples change the prompt, so they are part of the cache key
+            version += "+ex:" + hashlib.sha256(examples.encode()).hexdigest()[:12]
+        key = cache_key(statement, attempt, diagnostics, version, model)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -65,6 +73,7 @@ class LLMCoach:
             model=model,
             fallback=self.fallback,
             retry_invalid=self.retry_invalid,
+            examples=examples,
         )
         if self.cache is not None and not feedback.fell_back:
             self.cache.set(key, feedback.to_dict())

@@ -40,10 +40,12 @@ def advise_with_model(
     model: str | None,
     fallback: CompilerCoach,
     retry_invalid: bool = True,
+    examples: str = "",
 ) -> Feedback:
     started = time.perf_counter()
     n_lines = len(attempt.split("\n"))
-    messages = [{"role": "user", "content": render_user(variant, statement, attempt, diagnostics)}]
+    content = render_user(variant, statement, attempt, diagnostics, examples)
+    messages = [{"role": "user", "content": content}]
     answer = complete(variant.system, messages)
     parsed: ParsedFeedback | None = None
     if answer.text is not None:

@@ -247,7 +247,9 @@ def damerau_levenshtein(a: str, b: str) -> int:
 def closest_name(unknown: str, candidates: Iterable[str]) -> NameGuess | None:
     """The candidate nearest to `unknown`, if near enough to be a plausible typo."""
     target = unknown.lower()
-    limit = max(1, min(4, len(unknown) // 4))
+    # At most two edits: a lemma two letters away is a typo, one four away is another lemma
+    # (`List.length_nonneg` is not `List.length_cons`).
+    limit = max(1, min(2, len(unknown) // 4))
     best: NameGuess | None = None
     best_rank: tuple[int, bool, int] = (0, False, 0)
     for candidate in set(candidates):

@@ -93,13 +93,19 @@ def render_messages(diagnostics: Sequence[Diagnostic]) -> str:
 
 
 def render_user(
-    variant: PromptVariant, statement: str, attempt: str, diagnostics: Sequence[Diagnostic]
+    variant: PromptVariant,
+    statement: str,
+    attempt: str,
+    diagnostics: Sequence[Diagnostic],
+    examples: str = "",
 ) -> str:
+    """The user message; `examples` is teaching.render_examples(...) (teacher few-shot)."""
+    block = f"{examples.strip()}\n\n" if examples.strip() else ""
     return (
         f"Problem:\n{statement.strip()}\n\n"
         f"Attempt (with line numbers):\n{numbered(attempt)}\n\n"
         f"Lean's messages:\n{render_messages(diagnostics)}\n\n"
-        f"{variant.instructions}"
+        f"{block}{variant.instructions}"
     )
 
 

@@ -200,7 +200,26 @@ def statement_hypotheses(statement: str) -> list[tuple[str, str]]:
     """(name, type) of the binders `(h : P)` written in a theorem's signature."""
     head = statement.split(":=", 1)[0]
     found = []
-    for match in re.finditer(r"[({]\s*([^:(){}]+?)\s*:\s*([^(){}]+?)\s*[)}]", head):
-        for name in match.group(1).split():
-            found.append((name, " ".join(match.group(2).split())))
+    for group in _binder_groups(head):
+        names, colon, typ = group.partition(":")
+        if not colon or not re.fullmatch(r"[\w'₀-₉ ]+", names.strip()):
+            continue
+        for name in names.split():
+            found.append((name, " ".join(typ.split())))
     return found
+
+
+def _binder_groups(head: str) -> list[str]:
+    """The insides of the signature's top-level `( )` and `{ }` groups: types may hold their own
+    brackets (`(h : (p ∧ q) ∧ r)`), so brackets are matched, not searched for."""
+    groups, depth, start = [], 0, 0
+    for i, ch in enumerate(head):
+        if ch in "({[⟨":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch in ")}]⟩" and depth > 0:
+            depth -= 1
+            if depth == 0 and head[start - 1] in "({":
+                groups.append(head[start:i])
+    return groups

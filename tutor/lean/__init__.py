@@ -14,7 +14,13 @@ from tutor.lean.checker import (
     reset_checker,
     split_header,
 )
-from tutor.lean.repl import ReplCrashed, ReplError, ReplProtocolError, ReplTimeout
+from tutor.lean.repl import (
+    ReplCrashed,
+    ReplError,
+    ReplProtocolError,
+    ReplRefusedInput,
+    ReplTimeout,
+)
 from tutor.lean.types import (
     CheckResult,
     Diagnostic,
@@ -37,6 +43,7 @@ __all__ = [
     "ReplCrashed",
     "ReplError",
     "ReplProtocolError",
+    "ReplRefusedInput",
     "ReplSession",
     "ReplTimeout",
     "Sorry",

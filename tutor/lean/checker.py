@@ -8,6 +8,17 @@ Positions: Diagnostic lines are 1-based in the code the caller passed (for check
 in `proof_document(statement, proof, header)`), columns 0-based as Lean reports them.
 
 What the verdict covers and what it does not: see docs/LEAN.md and tutor/lean/verdict.py.
+
+Two pools: one for verdicts (check, check_proof) and one for the prover's exploration
+(session(): tactic mode, lemma listing), so a process that ran a model's experiments
+never answers for a verdict. Untrusted text passes a gate before any process sees it
+(verdict.proof_rejections / file_rejections). check_proof never lets the proof be a
+command: the posed statement with `sorry` gives a proof state, the proof runs there in
+tactic mode as one parenthesised tactic block (which must parse to the end, so a
+command cannot even parse), and only then is the same block elaborated in place for
+positions, sorries and `#print axioms _root_.NAME`. Every check ends with a barrier
+request (ReplProcess.sync) so a process whose reply stream was tampered with is killed
+before it can answer anyone else.
 """
 
 from __future__ import annotations
@@ -17,17 +28,24 @@ import atexit
 import logging
 import os
 import re
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tutor.lean import sandbox
-from tutor.lean.detect import INSTALL_HINT, detect_repl
+from tutor.lean import cgroups, sandbox, seccomp
+from tutor.lean.detect import INSTALL_HINT, detect_repl, manifest_path
+from tutor.lean.kernel_check import (
+    KernelVerifier,
+    VerifyConfig,
+    VerifyStatus,
+    config_from_environment,
+)
 from tutor.lean.messages import classify, extract_goal
-from tutor.lean.pool import PoolBusy, PoolClosed, PoolLimits, ReplPool
+from tutor.lean.pool import HeaderFailed, PoolBusy, PoolClosed, PoolLimits, ReplPool
 from tutor.lean.repl import (
     ReplCrashed,
     ReplError,
@@ -36,6 +54,7 @@ from tutor.lean.repl import (
     ReplTimeout,
     SpawnSpec,
 )
+from tutor.lean.tactics import parse_tactics, with_goals_after
 from tutor.lean.types import (
     CheckResult,
     Diagnostic,
@@ -45,11 +64,17 @@ from tutor.lean.types import (
     Sorry,
 )
 from tutor.lean.verdict import (
+    Declared,
+    LexError,
+    Rejection,
+    UnknownDeclarations,
     blank_comments_and_strings,
-    declared_names,
+    declarations,
     disallowed_axioms,
+    file_rejections,
     parse_axioms_message,
     proof_rejections,
+    syntax_refusal,
 )
 
 log = logging.getLogger(__name__)
@@ -86,6 +111,11 @@ class LeanConfig:
     use_sandbox: bool | None = None  # None: use bubblewrap when it works here
     cwd: str | None = None  # where the REPL runs (a Lean project folder)
     sandbox_paths: tuple[str, ...] = ()  # extra read-only folders inside the sandbox
+    file_size_mb: int | None = 256  # RLIMIT_FSIZE: no file (or /tmp file) written past this
+    user_processes: int | None = 4096  # RLIMIT_NPROC: per user, a backstop (not for root)
+    pids_max: int | None = 512  # cgroup pids.max per REPL (threads count): where delegated
+    use_cgroup: bool = True  # a cgroup v2 per REPL (memory.max = memory_mb) where delegated
+    seccomp: bool = False  # production: on (LEANCOACH_SECCOMP=1 from settings/prod.py)
 
     def __post_init__(self) -> None:
         if self.timeout_s <= 0:
@@ -94,6 +124,8 @@ class LeanConfig:
             raise ValueError("memory_mb must be >= 64 (or None for no cap); Mathlib needs ~8192")
         if self.require_sandbox and self.use_sandbox is False:
             raise ValueError("require_sandbox=True contradicts use_sandbox=False; drop one of them")
+        if self.seccomp and self.use_sandbox is False:
+            raise ValueError("seccomp=True needs the bubblewrap sandbox; drop use_sandbox=False")
 
     @property
     def pool_limits(self) -> PoolLimits:
@@ -114,6 +146,15 @@ class LeanConfig:
         # the header; the wall-clock timeout is the per-check limit.
         return int(self.header_timeout_s + self.timeout_s * (self.max_uses + 1)) + 1
 
+    @property
+    def child_limits(self) -> sandbox.ChildLimits:
+        return sandbox.ChildLimits(
+            memory_mb=self.memory_mb,
+            cpu_s=self.cpu_limit_s,
+            file_size_mb=self.file_size_mb,
+            processes=self.user_processes,
+        )
+
 
 @dataclass(frozen=True)
 class SplitFile:
@@ -126,21 +167,20 @@ class SplitFile:
 
 
 def split_header(code: str) -> SplitFile:
-    """Leading `import` lines (with comments/blank lines around them) form the header."""
+    """Leading `import` lines (with comments/blank lines around them) form the header.
+
+    Lines are read with comments blanked, so `/- c -/ import X` is an import line too."""
     lines = code.split("\n")
+    try:
+        blanked = blank_comments_and_strings(code).split("\n")
+    except LexError:
+        blanked = lines
     imports: list[str] = []
     import_lines: list[int] = []
     last_import = -1
-    in_block = False
-    for index, line in enumerate(lines):
+    for index, line in enumerate(blanked):
         stripped = line.strip()
-        if in_block:
-            in_block = "-/" not in stripped
-            continue
-        if not stripped or stripped.startswith("--"):
-            continue
-        if stripped.startswith("/-") and not stripped.startswith("/--"):
-            in_block = "-/" not in stripped[2:]
+        if not stripped:
             continue
         if stripped.startswith("import ") or stripped == "import":
             imports.append(stripped)
@@ -190,6 +230,10 @@ class TacticResult:
 class ReplSession:
     """A leased REPL for step-level work (the prover's search). Positions are raw REPL ones.
 
+    Leased from the exploration pool, never the verdict pool. Commands pass the file gate
+    and tactics the proof gate before they are sent; a refused one comes back as a REPL
+    refusal (`{"message": ...}` / TacticResult.error) and never reaches Lean.
+
     Raises ReplError (ReplTimeout / ReplCrashed / ReplProtocolError) when the process
     fails; the process is then gone and the pool starts a fresh one for the next lease.
     """
@@ -206,10 +250,18 @@ class ReplSession:
     def command(
         self, code: str, env: int | None = None, timeout_s: float | None = None
     ) -> dict[str, Any]:
+        refused = file_rejections(code)
+        if refused:
+            return {"message": f"refused before Lean ran: {_describe(refused)}"}
         payload: dict[str, Any] = {"cmd": code, "env": self.header_env if env is None else env}
         return self._process.request(payload, timeout_s or self._timeout_s)
 
     def tactic(self, tactic: str, proof_state: int, timeout_s: float | None = None) -> TacticResult:
+        refused = proof_rejections(tactic)
+        if refused:
+            return TacticResult(
+                None, [], None, [], error=f"refused before Lean ran: {_describe(refused)}"
+            )
         reply = self._process.request(
             {"tactic": tactic, "proofState": proof_state}, timeout_s or self._timeout_s
         )
@@ -223,15 +275,27 @@ class ReplSession:
         )
 
 
+def _describe(rejections: list[Rejection]) -> str:
+    return "; ".join(f"line {r.line}: {r.message}" for r in rejections[:3])
+
+
 @dataclass
 class _Posed:
     """The file sent to Lean and how to map its positions back to the caller's view."""
 
     split: SplitFile
-    names: list[str]
+    names: list[Declared]
     # (line, column after `example`, added characters) where an example got a name
     renames: list[tuple[int, int, int]] = field(default_factory=list)
     indented_from_line: int | None = None  # proof lines got 2 spaces from this line on
+    undetermined: str | None = None  # why the declared names are unknown (fail closed)
+    # check_proof: the statement with `sorry` (for the proof state) and the tactic block
+    sorry_body: str | None = None
+    block: str | None = None
+    first_proof_line: int = 0  # line of the proof's first line in the proof document
+    proof_body_line: int = 1  # line of the proof's first line in split.body
+    text: str = ""  # the whole document (header, statement, proof) as compiled
+    reference: str | None = None  # header + statement with `sorry`: the posed type
 
 
 class LeanChecker:
@@ -252,6 +316,9 @@ class LeanChecker:
         cwd: str | None = None,
         sandbox_paths: list[str] | None = None,
         extra_env: dict[str, str] | None = None,
+        verify: VerifyConfig | None = None,
+        seccomp: bool | None = None,
+        cgroup: bool = True,
     ) -> None:
         detected = detect_repl() if repl_command is None else None
         self.config = LeanConfig(
@@ -273,6 +340,8 @@ class LeanChecker:
                 if sandbox_paths is not None
                 else (detected.sandbox_paths if detected else [])
             ),
+            use_cgroup=cgroup,
+            seccomp=env_flag("LEANCOACH_SECCOMP") if seccomp is None else seccomp,
         )
         self.repl_command = (
             list(repl_command) if repl_command else (detected.command if detected else None)
@@ -285,8 +354,18 @@ class LeanChecker:
         self.sandboxed = (
             self._probe is not None and self._probe.usable and self.config.use_sandbox is not False
         )
+        self._cgroups = cgroups.support() if self.config.use_cgroup else None
+        self._seccomp_program: bytes | None = None
         self.unavailable_reason = self._unavailable_reason(detected)
-        self._pool = ReplPool(self._spawn, self.config.pool_limits)
+        self._pool = ReplPool(self._spawn, self.config.pool_limits)  # verdicts only
+        self._explore_pool = ReplPool(self._spawn, self.config.pool_limits)  # prover's steps
+        self._failed_headers: dict[str, str] = {}
+        # Every "proved" is confirmed by this independent step (kernel_check.py).
+        self.verifier = KernelVerifier(
+            verify
+            if verify is not None
+            else _verify_config_from_environment(sandbox, self.config.seccomp)
+        )
 
     # -- availability ---------------------------------------------------------------
 
@@ -307,7 +386,40 @@ class LeanChecker:
                 f"Lean checks are refused: production requires the bubblewrap sandbox, and "
                 f"{reason}. Install bubblewrap or unset LEANCOACH_REQUIRE_SANDBOX (development only)."
             )
+        return self._seccomp_refusal()
+
+    def _seccomp_refusal(self) -> str | None:
+        """Why checks are refused when the seccomp filter is asked for but cannot apply."""
+        if not self.config.seccomp:
+            return None
+        if not self.sandboxed:
+            why = self._probe.reason if self._probe else "the sandbox is switched off"
+            return (
+                "Lean checks are refused: the seccomp filter (LEANCOACH_SECCOMP=1) is "
+                f"installed by bubblewrap, and {why}."
+            )
+        try:
+            self._seccomp_program = seccomp.filter_program()
+        except seccomp.SeccompUnsupported as exc:
+            return f"Lean checks are refused: {exc}; unset LEANCOACH_SECCOMP to run without it."
         return None
+
+    def limits_summary(self) -> str:
+        """Which limits hold for each REPL process, in words (status, /healthz)."""
+        parts = ["rlimits (memory, CPU, file size, processes)"]
+        if self._cgroups is None:
+            parts.append("no per-REPL cgroup (switched off)")
+        elif self._cgroups.usable:
+            parts.append("cgroup memory.max and pids.max per REPL")
+        else:
+            parts.append(f"no per-REPL cgroup: {self._cgroups.reason}")
+        if self._seccomp_program is not None:
+            parts.append("seccomp filter")
+        elif self.config.seccomp:
+            parts.append("seccomp filter asked for but not in force")
+        else:
+            parts.append("no seccomp filter (LEANCOACH_SECCOMP is off)")
+        return "; ".join(parts)
 
     @property
     def available(self) -> bool:
@@ -321,7 +433,11 @@ class LeanChecker:
         else:
             why = self._probe.reason if self._probe else "the sandbox is switched off"
             reason = f"Lean REPL ready, NOT sandboxed ({why})"
-        return LeanStatus(self.available, reason, self.repl_command, self.sandboxed)
+        if self.unavailable_reason is None and self.verifier.unavailable_reason is not None:
+            reason += f"; no verdict can say 'proved': {self.verifier.unavailable_reason}"
+        return LeanStatus(
+            self.available, reason, self.repl_command, self.sandboxed, self.limits_summary()
+        )
 
     def _ensure_available(self) -> None:
         if self.unavailable_reason is not None:
@@ -346,49 +462,85 @@ class LeanChecker:
             )
         else:
             env = {**_plain_environment(), **self.extra_env}
+        cgroup = None
+        if self._cgroups is not None and self._cgroups.usable and self._cgroups.parent:
+            cgroup = cgroups.CgroupPlan(
+                self._cgroups.parent, self.config.memory_mb, self.config.pids_max
+            )
         spec = SpawnSpec(
             argv=argv,
             cwd=self.config.cwd,
             env=env,
-            memory_mb=self.config.memory_mb,
-            cpu_limit_s=self.config.cpu_limit_s,
+            limits=self.config.child_limits,
+            cgroup=cgroup,
+            seccomp_program=self._seccomp_program if self.sandboxed else None,
         )
         try:
             return ReplProcess(spec)
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             raise LeanUnavailable(
                 f"Could not start the Lean REPL {self.repl_command!r}: {exc}. {INSTALL_HINT}."
             ) from exc
 
     @contextmanager
     def session(self, header: str = "") -> Iterator[ReplSession]:
-        """Lease one REPL with `header` imported, for step-level (tactic mode) work."""
+        """Lease one REPL with `header` imported, for step-level (tactic mode) work.
+
+        From the exploration pool: nothing a session runs ever answers for a verdict."""
         self._ensure_available()
+        self._refuse_failed_header(header)
         try:
-            with self._pool.lease(header) as process:
+            with self._explore_pool.lease(header) as process:
                 yield ReplSession(process, self.config.timeout_s)
+                # A process whose reply stream was tampered with dies here instead of
+                # serving the next rollout (the barrier kills it on any mismatch).
+                with suppress(ReplError):
+                    process.sync(self.config.timeout_s)
         except PoolClosed as exc:
+            raise LeanUnavailable(str(exc)) from exc
+        except HeaderFailed as exc:
+            self._failed_headers[header] = str(exc)
             raise LeanUnavailable(str(exc)) from exc
 
     def close(self) -> None:
         self._pool.close()
+        self._explore_pool.close()
 
     @property
     def pool(self) -> ReplPool:
+        """The verdict pool."""
         return self._pool
+
+    @property
+    def explore_pool(self) -> ReplPool:
+        return self._explore_pool
+
+    def _refuse_failed_header(self, header: str) -> None:
+        if header in self._failed_headers:
+            raise LeanUnavailable(self._failed_headers[header])
 
     # -- checks ---------------------------------------------------------------------
 
     def check(self, code: str, *, timeout_s: float | None = None) -> CheckResult:
         """Check a whole Lean file; `import` lines at its top select the pooled env."""
         self._ensure_available()
+        started = time.monotonic()
+        refused = file_rejections(code)
+        if refused:
+            return _refused(refused, 0, started)
         split = split_header(code)
         # `#print axioms` cannot reach an unnamed `example`: name each one (and map the
         # columns on its line back) so native_decide or sorryAx in an example still count.
         body, renames = _name_examples(split.body, split.body_offset, "leancoach_example")
         named = replace(split, body=body)
-        posed = _Posed(split=named, names=declared_names(body), renames=renames)
-        return self._run(named, posed.names, timeout_s, posed=posed)
+        posed = _Posed(split=named, names=[], renames=renames)
+        try:
+            posed.names = declarations(body)
+        except UnknownDeclarations as exc:
+            posed.undetermined = str(exc)
+        result = self._run(named, timeout_s, posed=posed)
+        text = "\n".join([split.header, body]) if split.header else body
+        return self._confirm(result, text, split.header, theorem=None, reference=None)
 
     def check_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         """Check a user's tactic block against a course-posed statement ending in `:= by`.
@@ -406,25 +558,54 @@ class LeanChecker:
         statement_lines = len(statement.rstrip("\n").split("\n"))
         rejections = proof_rejections(proof)
         if rejections:
-            first = offset + statement_lines
-            return CheckResult(
-                valid=False,
-                diagnostics=[
-                    Diagnostic(
-                        line=first + r.line,
-                        column=r.column,
-                        end_line=first + r.line,
-                        end_column=r.end_column,
-                        severity="error",
-                        message=r.message,
-                        kind=DiagnosticKind.OTHER,
-                    )
-                    for r in rejections
-                ],
-                elapsed_s=time.monotonic() - started,
-            )
+            return _refused(rejections, offset + statement_lines, started)
         posed = _compose(statement, proof, header)
-        return self._run(posed.split, posed.names, None, posed=posed)
+        result = self._run(posed.split, None, posed=posed)
+        return self._confirm(
+            result,
+            posed.text,
+            posed.split.header,
+            theorem=posed.names[-1].name,
+            reference=posed.reference,
+        )
+
+    def _confirm(
+        self,
+        result: CheckResult,
+        text: str,
+        header: str,
+        *,
+        theorem: str | None,
+        reference: str | None,
+    ) -> CheckResult:
+        """valid=True only when the independent verification step confirms it."""
+        if not result.valid:
+            return result
+        verdict = self.verifier.verify(
+            text, header_imports=header_modules(header), theorem=theorem, reference=reference
+        )
+        result.elapsed_s += verdict.elapsed_s
+        if verdict.status is VerifyStatus.CONFIRMED:
+            result.axioms = verdict.axioms
+            return result
+        result.valid = False
+        if verdict.status is VerifyStatus.UNAVAILABLE:
+            result.error = f"could not confirm the proof independently: {verdict.reason}"
+            return result
+        result.diagnostics.append(
+            Diagnostic(
+                line=1,
+                column=0,
+                end_line=None,
+                end_column=None,
+                severity="error",
+                message=f"the independent kernel check refused the proof: {verdict.reason}",
+                kind=DiagnosticKind.OTHER,
+            )
+        )
+        if verdict.axioms is not None:
+            result.axioms = verdict.axioms
+        return result
 
     async def acheck(self, code: str, *, timeout_s: float | None = None) -> CheckResult:
         """check() in a worker thread, for asyncio callers (Channels consumers)."""
@@ -433,21 +614,27 @@ class LeanChecker:
     async def acheck_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         return await asyncio.to_thread(self.check_proof, statement, proof, header)
 
-    def _run(
-        self,
-        split: SplitFile,
-        names: list[str],
-        timeout_s: float | None,
-        posed: _Posed | None,
-    ) -> CheckResult:
+    def _run(self, split: SplitFile, timeout_s: float | None, posed: _Posed) -> CheckResult:
         timeout = timeout_s or self.config.timeout_s
         started = time.monotonic()
+        self._refuse_failed_header(split.header)
         try:
             with self._pool.lease(split.header) as process:
-                result = _check_in(process, split, names, timeout)
+                deadline = time.monotonic() + timeout
+                if posed.block is not None:
+                    result = _check_proof_in(process, posed, timeout)
+                else:
+                    result = _check_in(process, split, posed.names, timeout, posed.undetermined)
+                # A reply stream tampered with shows here (and the process dies) before
+                # the verdict leaves, and before the process can answer anyone else.
+                if process.alive:  # one killed on purpose is retired by the pool
+                    process.sync(max(1.0, deadline - time.monotonic()))
         except PoolBusy as exc:
             result = CheckResult(valid=False, error=str(exc))
         except PoolClosed as exc:
+            raise LeanUnavailable(str(exc)) from exc
+        except HeaderFailed as exc:
+            self._failed_headers[split.header] = str(exc)
             raise LeanUnavailable(str(exc)) from exc
         except ReplTimeout as exc:
             result = CheckResult(valid=False, timed_out=True, error=str(exc))
@@ -458,19 +645,130 @@ class LeanChecker:
                 error=str(exc),
             )
         result.elapsed_s = time.monotonic() - started
-        if posed is not None:
-            result = _map_back(result, posed)
-        return result
+        return _map_back(result, posed)
+
+
+def _refused(rejections: list[Rejection], line_offset: int, started: float) -> CheckResult:
+    """Not valid, with the gate's reasons as errors; no Lean process saw the text."""
+    return CheckResult(
+        valid=False,
+        diagnostics=[
+            Diagnostic(
+                line=line_offset + r.line,
+                column=r.column,
+                end_line=line_offset + r.line,
+                end_column=r.end_column,
+                severity="error",
+                message=r.message,
+                kind=DiagnosticKind.OTHER,
+            )
+            for r in rejections
+        ],
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+_INPUT_POSITION = re.compile(r"<input>:(\d+):(\d+):\s*")
+
+
+def _check_proof_in(process: ReplProcess, posed: _Posed, timeout: float) -> CheckResult:
+    """Tactic mode first (a command cannot parse there), then the same block in place."""
+    assert posed.sorry_body is not None and posed.block is not None
+    deadline = time.monotonic() + timeout
+    state = process.posed.get(posed.sorry_body)
+    if state is None:
+        reply = process.request({"cmd": posed.sorry_body, "env": process.header_env}, timeout)
+        errors = [m for m in reply.get("messages", []) if m.get("severity") == "error"]
+        sorries = reply.get("sorries", [])
+        if "env" not in reply or errors or len(sorries) != 1:
+            why = errors[0].get("data") if errors else reply.get("message", "no proof state")
+            return CheckResult(valid=False, error=f"the posed statement does not elaborate: {why}")
+        state = int(sorries[0]["proofState"])
+        process.posed[posed.sorry_body] = state
+    remaining = max(1.0, deadline - time.monotonic())
+    step = process.request({"tactic": posed.block, "proofState": state}, remaining)
+    if "proofState" not in step:
+        return CheckResult(valid=False, diagnostics=[_tactic_refusal(step, posed)])
+    failed = any(m.get("severity") == "error" for m in step.get("messages", []))
+    if "proofStatus" in step:
+        completed = step["proofStatus"] == "Completed" and not failed
+    else:  # REPLs before proofStatus existed: no goals, no sorry, no error
+        completed = not step.get("goals") and not step.get("sorries") and not failed
+    remaining = max(1.0, deadline - time.monotonic())
+    result = _check_in(
+        process,
+        posed.split,
+        posed.names,
+        remaining,
+        None,
+        syntax=posed.proof_body_line,
+        all_tactics=True,
+    )
+    if not completed and not result.errors:
+        # Lean's tactic mode saw a failure the in-place run did not report (its messages
+        # carry no position: put them at the proof's first line).
+        result.diagnostics += [
+            replace(_diagnostic(m, 0), line=posed.first_proof_line, end_line=None)
+            for m in step.get("messages", [])
+        ] or [
+            Diagnostic(
+                line=posed.first_proof_line,
+                column=0,
+                end_line=None,
+                end_column=None,
+                severity="error",
+                message=f"the proof is not complete: {step.get('proofStatus')}",
+            )
+        ]
+    result.valid = result.valid and completed
+    return result
+
+
+def _tactic_refusal(reply: dict[str, Any], posed: _Posed) -> Diagnostic:
+    """Lean's `{"message": "Lean error:\\n<input>:L:C: ..."}` for the block, positioned in
+    the proof document (block line 1 is the opening parenthesis)."""
+    text = str(reply.get("message", reply)).removeprefix("Lean error:").strip()
+    line, column = posed.first_proof_line, 0
+    found = _INPUT_POSITION.match(text)
+    if found:
+        line = posed.first_proof_line + max(0, int(found.group(1)) - 2)
+        column = int(found.group(2))
+        text = text[found.end() :]
+    kind = classify(text)
+    return Diagnostic(line, column, None, None, "error", text, kind, extract_goal(text, kind))
 
 
 def _check_in(
-    process: ReplProcess, split: SplitFile, names: list[str], timeout: float
+    process: ReplProcess,
+    split: SplitFile,
+    names: list[Declared],
+    timeout: float,
+    undetermined: str | None,
+    syntax: int | None = None,
+    all_tactics: bool = False,
 ) -> CheckResult:
+    """One body and its axioms. `syntax` (check_proof): the body line where the proof
+    starts; Lean's infotree must show no command starting there or later."""
     header_diags = [
         _header_diagnostic(m, split) for m in (process.header_reply or {}).get("messages", [])
     ]
     deadline = time.monotonic() + timeout  # the body and the axiom query share it
-    reply = process.request({"cmd": split.body, "env": process.header_env}, timeout)
+    request: dict[str, Any] = {"cmd": split.body, "env": process.header_env}
+    if syntax is not None:
+        request["infotree"] = "full"
+    if all_tactics:
+        request["allTactics"] = True  # the goals before each tactic, for the goal view
+    reply = process.request(request, timeout)
+    if syntax is not None and "env" in reply:
+        refusal = syntax_refusal(reply.get("infotree"), syntax)
+        if refusal is not None:
+            # Code ran that the gate should have refused: this process is not trusted again.
+            process.kill(refusal)
+            line = split.body_offset + 1
+            return CheckResult(
+                valid=False,
+                diagnostics=[Diagnostic(line, 0, None, None, "error", refusal)],
+            )
     if "env" not in reply:
         # The REPL refused the request itself ("Unknown environment.", "Lean error: ...").
         return CheckResult(
@@ -484,7 +782,12 @@ def _check_in(
     sorries = [_sorry(s, split.body_offset) for s in reply.get("sorries", [])]
     has_error = any(d.severity == "error" for d in diagnostics)
     has_sorry = bool(sorries) or any(d.kind is DiagnosticKind.SORRY for d in diagnostics)
-    result = CheckResult(valid=False, diagnostics=diagnostics, sorries=sorries)
+    tactics = parse_tactics(reply.get("tactics") or [], split.body_offset)
+    result = CheckResult(valid=False, diagnostics=diagnostics, sorries=sorries, tactics=tactics)
+    if undetermined is not None:
+        # Fail closed: without every declaration's name, its axioms cannot be read.
+        result.error = f"could not tell which declarations the file makes: {undetermined}"
+        return result
     if has_error or not names:
         # Nothing to print axioms of (only `example`s): the verdict rests on errors/sorry.
         result.valid = not has_error and not has_sorry
@@ -500,7 +803,7 @@ def _check_in(
     if bad:
         result.diagnostics.append(
             Diagnostic(
-                line=split.body_offset + _declaration_line(split.body, names),
+                line=split.body_offset + names[0].line,
                 column=0,
                 end_line=None,
                 end_column=None,
@@ -514,10 +817,14 @@ def _check_in(
 
 
 def _axioms_of(
-    process: ReplProcess, names: list[str], env: int, timeout: float
+    process: ReplProcess, declared: list[Declared], env: int, timeout: float
 ) -> tuple[list[str] | None, str | None]:
-    """Union of `#print axioms` over names, or (None, why) when any could not be read."""
-    command = "\n".join(f"#print axioms {name}" for name in names)
+    """Union of `#print axioms` over names, or (None, why) when any could not be read.
+
+    Names are `_root_`-qualified: the file may leave a namespace open whose own
+    declaration of the same short name would otherwise answer instead."""
+    names = [d.name for d in declared]
+    command = "\n".join(f"#print axioms {d.query}" for d in declared)
     reply = process.request({"cmd": command, "env": env}, timeout)
     by_line: dict[int, list[str]] = {}
     for message in reply.get("messages", []):
@@ -573,38 +880,46 @@ def _sorry(entry: dict[str, Any], line_offset: int) -> Sorry:
     )
 
 
-_EXAMPLE = re.compile(r"^(?P<indent>[ \t]*(?:@\[[^\]]*\]\s*)?)example\b", re.MULTILINE)
+_EXAMPLE = re.compile(r"(?<![\w.'])example(?![\w'])")
 
 
 def _name_examples(
     code: str, line_offset: int, prefix: str
 ) -> tuple[str, list[tuple[int, int, int]]]:
-    """Turn each top-level `example` into `theorem <prefix>_<k>` (same line), with the
+    """Turn each `example` (anywhere on a line) into `theorem <prefix>_<k>`, with the
     (caller line, column after `example`, added characters) needed to map columns back."""
     blanked = blank_comments_and_strings(code)
     lines = code.split("\n")
     renames: list[tuple[int, int, int]] = []
     for index, line in enumerate(blanked.split("\n")):
-        found = _EXAMPLE.match(line)
-        if found is None:
-            continue
-        start = len(found.group("indent"))
-        replacement = f"theorem {prefix}_{len(renames) + 1}"
-        original = lines[index]
-        lines[index] = original[:start] + replacement + original[start + len("example") :]
-        delta = len(replacement) - len("example")
-        renames.append((index + 1 + line_offset, start + len("example"), delta))
+        shift = 0
+        for found in _EXAMPLE.finditer(line):
+            start = found.start() + shift
+            replacement = f"theorem {prefix}_{len(renames) + 1}"
+            original = lines[index]
+            lines[index] = original[:start] + replacement + original[start + len("example") :]
+            delta = len(replacement) - len("example")
+            renames.append((index + 1 + line_offset, found.start() + len("example"), delta))
+            shift += delta
     return "\n".join(lines), renames
 
 
 def _compose(statement: str, proof: str, header: str) -> _Posed:
-    """Header + statement + proof as one file, naming an `example` so its axioms print."""
+    """Header + statement + proof as one file, naming an `example` so its axioms print.
+
+    The proof becomes one parenthesised tactic block, `:= by (` ... `)`: the same text
+    is run first in tactic mode (where it must parse as one tactic to its end), so the
+    in-place run cannot hold a command either. Lines stay where proof_document puts them."""
     statement = statement.rstrip("\n")
     offset = len(header.rstrip("\n").split("\n")) if header.strip() else 0
     if _POSED.search(statement) is None:
         raise ValueError("check_proof's statement must be a `theorem`, `lemma` or `example`")
+    sorry_body = split_header(proof_document(statement + " sorry", "", header)).body
     statement, renames = _name_examples(statement, offset, _POSED_NAME)
-    names = declared_names(statement)
+    try:
+        names = declarations(statement)
+    except UnknownDeclarations as exc:
+        raise ValueError(f"check_proof's statement must declare a named theorem: {exc}") from exc
     if not names:
         raise ValueError("check_proof's statement must declare a named theorem (or an example)")
     proof_lines = proof.split("\n")
@@ -615,12 +930,21 @@ def _compose(statement: str, proof: str, header: str) -> _Posed:
         # shift columns back when reporting.
         proof = "\n".join(("  " + line) if line.strip() else line for line in proof_lines)
         indented_from = offset + len(statement.split("\n")) + 1
-    text = proof_document(statement, proof, header)
+    text = proof_document(statement + " (", proof + "\n  )", header)
+    split = split_header(text)
+    statement_body_line = offset + 1 - split.body_offset
+    first_proof_line = offset + len(statement.split("\n")) + 1
     return _Posed(
-        split=split_header(text),
-        names=names[-1:],
+        split=split,
+        proof_body_line=first_proof_line - split.body_offset,
+        names=[replace(names[-1], line=names[-1].line + statement_body_line - 1)],
         renames=renames,
         indented_from_line=indented_from,
+        sorry_body=sorry_body,
+        block="(\n" + proof + "\n  )",
+        first_proof_line=first_proof_line,
+        text=text,
+        reference=proof_document(statement, "  sorry", header),
     )
 
 
@@ -628,9 +952,16 @@ def _map_back(result: CheckResult, posed: _Posed) -> CheckResult:
     def column(line: int | None, col: int | None) -> int | None:
         if line is None or col is None:
             return col
-        for renamed_line, after_col, delta in posed.renames:
-            if line == renamed_line and col >= after_col:
-                return max(after_col, col - delta)
+        on_line = [(after, delta) for at, after, delta in posed.renames if at == line]
+        if on_line:
+            # Renames shift later columns cumulatively; walk them in order.
+            original = col
+            for after_col, delta in sorted(on_line):
+                if original >= after_col + delta:
+                    original -= delta
+                elif original >= after_col:
+                    original = after_col
+            return original
         if posed.indented_from_line is not None and line >= posed.indented_from_line:
             return max(0, col - 2)
         return col
@@ -642,7 +973,37 @@ def _map_back(result: CheckResult, posed: _Posed) -> CheckResult:
         for d in result.diagnostics
     ]
     result.sorries = [replace(s, column=column(s.line, s.column) or 0) for s in result.sorries]
+    steps = [
+        replace(
+            t,
+            column=column(t.line, t.column) or 0,
+            end_column=column(t.end_line, t.end_column) or 0,
+        )
+        for t in result.tactics
+    ]
+    result.tactics = with_goals_after(steps, result.valid)
     return result
+
+
+def header_modules(header: str) -> list[str]:
+    """The modules `import` lines name, in order (what the verifier must find imported)."""
+    modules: list[str] = []
+    for line in header.split("\n"):
+        words = line.split("--")[0].split()
+        if words[:1] == ["import"]:
+            modules.extend(words[1:])
+    return modules
+
+
+def _verify_config_from_environment(use_sandbox: bool | None, use_seccomp: bool) -> VerifyConfig:
+    import json
+
+    try:
+        manifest = json.loads(manifest_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    config = config_from_environment(manifest if isinstance(manifest, dict) else None)
+    return replace(config, use_sandbox=use_sandbox, seccomp=use_seccomp)
 
 
 def _absolute_if_path(word: str) -> str:
@@ -651,18 +1012,6 @@ def _absolute_if_path(word: str) -> str:
     if not os.path.isabs(word) and os.sep in word and os.path.exists(word):
         return os.path.abspath(word)
     return word
-
-
-def _declaration_line(body: str, names: list[str]) -> int:
-    """1-based line in body that declares the first of names (1 if not found)."""
-    for name in names:
-        short = re.escape(name.rsplit(".", 1)[-1])
-        found = re.search(
-            rf"^.*\b(?:theorem|lemma|def|abbrev|instance|opaque)\s+(?:\S*\.)?{short}\b", body, re.M
-        )
-        if found:
-            return body.count("\n", 0, found.start()) + 1
-    return 1
 
 
 def _plain_environment() -> dict[str, str]:

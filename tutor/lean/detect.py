@@ -5,7 +5,9 @@ The installer writes a manifest, `<lean home>/repl.json`:
     {"command": ["/home/u/.elan/toolchains/.../bin/lake", "env", ".../repl"],
      "cwd": "<project the REPL runs in>", "library_src": "<Mathlib or Lean core sources>",
      "sandbox_paths": ["<folders the sandbox must show read-only>"],
-     "toolchain": "leanprover/lean4:v4.19.0", "mathlib": false}
+     "toolchain": "leanprover/lean4:v4.32.0", "mathlib": false,
+     "compile_command": [".../lake", "env", "lean"],
+     "verifier_command": [".../lake", "env", ".../leancoach-verify"]}
 
 <lean home> is $LEANCOACH_LEAN_HOME, else $XDG_DATA_HOME/leancoach/lean, else
 ~/.local/share/leancoach/lean. Nothing here starts a Lean process.

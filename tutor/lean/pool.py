@@ -14,6 +14,7 @@ making a caller wait.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,14 @@ class PoolClosed(Exception):
     pass
 
 
+class HeaderFailed(ReplError):
+    """Lean could not import the header (e.g. `import Mathlib` on a core-only install).
+
+    The REPL still answers `{"env": 0, "messages": [error]}`, with an empty environment:
+    every check against it would fail for a reason that is not the user's, so this is
+    "Lean is unavailable for this header", never a verdict."""
+
+
 @dataclass(frozen=True)
 class PoolLimits:
     max_processes: int = 2
@@ -40,6 +49,10 @@ class PoolLimits:
     acquire_timeout_s: float = 30.0
     header_timeout_s: float = 300.0
     recycle_rss_mb: float | None = None
+    # Up to this many throwaway commands after the header, a random number of them, so
+    # the ids a fresh process hands out next cannot be guessed by code that would forge
+    # a reply (IdTracker checks every id). 0 switches it off.
+    id_scramble: int = 24
 
     def __post_init__(self) -> None:
         if self.max_processes < 1:
@@ -133,14 +146,38 @@ class ReplPool:
             process.kill("header failed")
             self._forget_slot()
             raise
-        if "env" not in reply:
+        errors = [
+            str(m.get("data", "")).strip()
+            for m in reply.get("messages", [])
+            if isinstance(m, dict) and m.get("severity") == "error"
+        ]
+        if "env" not in reply or errors:
             process.kill("header failed")
             self._forget_slot()
-            raise ReplError(f"the REPL refused the header: {reply.get('message', reply)}")
+            why = "; ".join(errors) if errors else str(reply.get("message", reply))
+            raise HeaderFailed(f"Lean could not import the header {header!r}: {why}")
         process.header = header
         process.header_env = int(reply["env"])
         process.header_reply = reply
+        try:
+            self._scramble_ids(process)
+        except BaseException:
+            process.kill("could not prepare the process")
+            self._forget_slot()
+            raise
         return process
+
+    def _scramble_ids(self, process: ReplProcess) -> None:
+        """Shift the next environment and proof-state ids by unguessable amounts."""
+        if self.limits.id_scramble <= 0:
+            return
+        timeout = self.limits.header_timeout_s
+        for _ in range(secrets.randbelow(self.limits.id_scramble)):
+            process.request({"cmd": "", "env": process.header_env}, timeout)
+        for _ in range(secrets.randbelow(self.limits.id_scramble)):
+            process.request(
+                {"cmd": "example : True := by sorry", "env": process.header_env}, timeout
+            )
 
     def _release(self, process: ReplProcess) -> None:
         process.uses += 1

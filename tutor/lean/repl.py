@@ -6,10 +6,18 @@ Protocol, as the REPL speaks it:
 - a reply is pretty-printed JSON followed by a blank line. JSON strings never hold a raw
   newline, so the first blank line ends the reply.
 
-The REPL has no timeout of its own: a request that overruns kills the whole process group
-(the REPL, and bubblewrap with everything under it) and the process is gone; the pool then
-starts a fresh one. Every failure is a ReplError subclass so callers can say "could not
-check" instead of inventing a verdict.
+Code elaborated by the REPL can write to the REPL's own stdout (`/dev/stdout`,
+`/proc/self/fd/1`), so the driver trusts nothing it cannot check: exactly one framed
+JSON object per request, nothing before it and nothing left over, replies and stderr
+capped in size, and every environment / proof-state id a reply hands out must be the
+next fresh one (the REPL numbers them 0, 1, 2, ... per process: IdTracker). Anything
+else, a timeout, or a crash kills the whole process group and the process is never
+reused; every failure is a ReplError so callers say "could not check" instead of
+inventing a verdict.
+
+Processes are started from one long-lived thread (`_Spawner`): bubblewrap's
+--die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that forked exits, and
+callers (the prover's per-rollout thread pools) come and go.
 """
 
 from __future__ import annotations
@@ -17,17 +25,24 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
+import queue
 import selectors
 import signal
 import subprocess
-import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor.lean.cgroups import Cgroup, CgroupPlan
+from tutor.lean.sandbox import ChildLimits, seccomp_argv
+
 _STDERR_TAIL_BYTES = 2000
+MAX_REPLY_BYTES = 64 * 1024 * 1024  # Mathlib infotrees are large; 64 MB is far past any
+MAX_STDERR_BYTES = 1024 * 1024
+_READ_CHUNK = 1 << 20
 
 
 class ReplError(Exception):
@@ -43,27 +58,37 @@ class ReplCrashed(ReplError):
 
 
 class ReplProtocolError(ReplError):
-    """The REPL answered something that is not one JSON object followed by a blank line."""
+    """The REPL wrote something other than one fresh, well-formed reply per request."""
 
 
 def encode_request(payload: Mapping[str, Any]) -> bytes:
-    """One request: a single line of JSON and the blank line that ends it."""
+    """One request: a single line of JSON and the blank line that ends it.
+
+    Raises ValueError for text that cannot travel (a lone surrogate is not UTF-8)."""
     line = json.dumps(payload, ensure_ascii=False)
     # json.dumps escapes control characters inside strings, so this cannot fire unless the
     # payload smuggles a raw newline through a non-string: refuse rather than desync.
     if "\n" in line:
         raise ValueError("a REPL request must encode to a single line")
-    return (line + "\n\n").encode("utf-8")
+    try:
+        return (line + "\n\n").encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the text holds a character that is not valid Unicode (U+{ord(exc.object[exc.start]):04X})"
+        ) from exc
 
 
-def split_reply(buffer: bytes) -> tuple[bytes, bytes] | None:
-    """(reply, rest) once the buffer holds a blank-line-terminated reply, else None."""
-    # Skip leading blank lines: the REPL may emit one before its first reply.
-    stripped = buffer.lstrip(b"\n")
-    end = stripped.find(b"\n\n")
-    if end < 0:
+def split_reply(buffer: bytes | bytearray, start: int = 0) -> tuple[bytes, int] | None:
+    """(reply, end) once buffer holds a blank-line-terminated reply, else None.
+
+    `start` is where to resume scanning (bytes before it were scanned already and hold
+    no terminator); the terminator may straddle it, so scanning backs up one byte.
+    `end` is the index just past the terminator. A reply is never preceded by anything:
+    the REPL's first byte for a request is the reply's `{`."""
+    found = buffer.find(b"\n\n", max(0, start - 1))
+    if found < 0:
         return None
-    return stripped[:end], stripped[end + 2 :]
+    return bytes(buffer[:found]), found + 2
 
 
 def decode_reply(raw: bytes) -> dict[str, Any]:
@@ -79,6 +104,78 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     return reply
 
 
+_COMMAND_KEYS = frozenset({"env", "messages", "sorries", "tactics", "infotree"})
+_TACTIC_KEYS = frozenset({"proofState", "goals", "proofStatus", "messages", "sorries", "traces"})
+
+
+@dataclass
+class IdTracker:
+    """The ids one REPL process has handed out. The REPL numbers environments and proof
+    states from 0 per process and never reuses one, so each reply must carry exactly the
+    next fresh ids: a reply forged by elaborated code, or a stale one left queued behind
+    it, does not."""
+
+    next_env: int = 0
+    next_proof_state: int = 0
+
+    def accept(self, request: Mapping[str, Any], reply: Mapping[str, Any]) -> None:
+        """Check reply against request and count its ids; ReplProtocolError if off."""
+        if set(reply) == {"message"}:
+            if not isinstance(reply["message"], str):
+                raise ReplProtocolError("an error reply whose message is not text")
+            return  # a refusal allocates nothing
+        if "pickleTo" in request:
+            self._pickle(request, reply)
+        elif "cmd" in request or "path" in request or "unpickleEnvFrom" in request:
+            self._keys(reply, _COMMAND_KEYS, "env")
+            if reply["env"] != self.next_env:
+                raise ReplProtocolError(
+                    f"the REPL answered with environment {reply['env']!r}; the next fresh one "
+                    f"is {self.next_env}"
+                )
+            self.next_env += 1
+            self._proof_states(reply)
+        elif "tactic" in request or "unpickleProofStateFrom" in request:
+            self._keys(reply, _TACTIC_KEYS, "proofState")
+            self._proof_states(reply)
+        else:
+            raise ReplProtocolError("a reply to a request the driver never sends")
+
+    def _pickle(self, request: Mapping[str, Any], reply: Mapping[str, Any]) -> None:
+        if "env" in request:
+            self._keys(reply, frozenset({"env"}), "env")
+            if reply["env"] != request["env"]:
+                raise ReplProtocolError("a pickle reply for another environment")
+        else:
+            self._keys(reply, _TACTIC_KEYS, "proofState")
+            self._proof_states(reply)
+
+    @staticmethod
+    def _keys(reply: Mapping[str, Any], allowed: frozenset[str], required: str) -> None:
+        extra = set(reply) - allowed
+        if required not in reply or extra:
+            raise ReplProtocolError(
+                f"a reply with keys {sorted(reply)} (expected {required!r}, and only "
+                f"{sorted(allowed)})"
+            )
+
+    def _proof_states(self, reply: Mapping[str, Any]) -> None:
+        ids: list[Any] = []
+        for key in ("sorries", "tactics"):
+            entries = reply.get(key, [])
+            if not isinstance(entries, list):
+                raise ReplProtocolError(f"{key!r} is not a list")
+            ids += [e.get("proofState") for e in entries if isinstance(e, dict)]
+        if "proofState" in reply:
+            ids.append(reply["proofState"])
+        expected = list(range(self.next_proof_state, self.next_proof_state + len(ids)))
+        if any(type(i) is not int for i in ids) or sorted(ids) != expected:
+            raise ReplProtocolError(
+                f"the REPL answered with proof states {ids!r}; the next fresh ones are {expected!r}"
+            )
+        self.next_proof_state += len(ids)
+
+
 @dataclass(frozen=True)
 class SpawnSpec:
     """How to start one REPL process (the sandbox, if any, is already part of argv)."""
@@ -86,21 +183,59 @@ class SpawnSpec:
     argv: list[str]
     cwd: str | None = None
     env: dict[str, str] | None = None
-    memory_mb: int | None = None  # RLIMIT_AS; None = no cap
-    cpu_limit_s: int | None = None  # RLIMIT_CPU over the process's whole life; None = none
+    # rlimits set before exec, inherited by every child: RLIMIT_AS, RLIMIT_CPU (over the
+    # process's whole life), RLIMIT_FSIZE, RLIMIT_NPROC. None fields are not capped.
+    limits: ChildLimits = field(default_factory=ChildLimits)
+    cgroup: CgroupPlan | None = None  # a fresh cgroup v2 per process (memory.max, pids.max)
+    seccomp_program: bytes | None = None  # bwrap's --seccomp filter; argv[0] must be bwrap
+    max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply kills the process
+    max_stderr_bytes: int = MAX_STDERR_BYTES  # more stderr than this kills the process
 
 
-def _limits_setter(memory_mb: int | None, cpu_limit_s: int | None) -> Callable[[], None]:
-    # Runs in the child between fork and exec: only setrlimit calls, no allocation-heavy
-    # work (preexec_fn's documented caveat with threads is about locks taken there).
-    def set_limits() -> None:
-        if memory_mb is not None:
-            limit = memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        if cpu_limit_s is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit_s, cpu_limit_s + 5))
+class _Spawner:
+    """One daemon thread that forks every REPL (see the module docstring)."""
 
-    return set_limits
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] | None = None
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(
+                    target=self._serve, args=(self._jobs,), name="lean-repl-spawner", daemon=True
+                )
+                self._thread.start()
+            jobs = self._jobs
+        assert jobs is not None
+        done: Future[Any] = Future()
+        jobs.put((job, done))
+        return done.result()
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]]) -> None:
+        while True:
+            job, done = jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:  # handed to the caller's thread
+                done.set_exception(exc)
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self._thread
+
+    def forget(self) -> None:
+        """After fork: the parent's thread does not exist in the child."""
+        self._lock = threading.Lock()
+        self._jobs = None
+        self._thread = None
+
+
+SPAWNER = _Spawner()
+os.register_at_fork(after_in_child=SPAWNER.forget)
 
 
 @dataclass
@@ -112,27 +247,42 @@ class ReplProcess:
     header: str | None = None
     header_env: int | None = None
     header_reply: dict[str, Any] | None = None
+    posed: dict[str, int] = field(default_factory=dict)  # statement -> its sorry's proofState
+    ids: IdTracker = field(default_factory=IdTracker)
     _proc: subprocess.Popen[bytes] = field(init=False, repr=False)
-    _stderr: Any = field(init=False, repr=False)
-    _buffer: bytes = field(default=b"", init=False, repr=False)
+    _buffer: bytearray = field(default_factory=bytearray, init=False, repr=False)
+    _stderr_tail: bytearray = field(default_factory=bytearray, init=False, repr=False)
+    _stderr_total: int = field(default=0, init=False, repr=False)
+    _stderr_open: bool = field(default=True, init=False, repr=False)
     _dead_reason: str | None = field(default=None, init=False)
+    _cgroup: Cgroup | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # Lives as long as the process; closed in kill().
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
-        self._proc = subprocess.Popen(
-            self.spec.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            cwd=self.spec.cwd,
-            env=self.spec.env,
-            start_new_session=True,  # own process group: a timeout kills all of it
-            preexec_fn=_limits_setter(self.spec.memory_mb, self.spec.cpu_limit_s),
-        )
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        os.set_blocking(self._proc.stdin.fileno(), False)
-        os.set_blocking(self._proc.stdout.fileno(), False)
+        self._cgroup = self.spec.cgroup.create() if self.spec.cgroup is not None else None
+        try:
+            self._proc = SPAWNER.run(self._popen)
+        except BaseException:
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            raise
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+
+    def _popen(self) -> subprocess.Popen[bytes]:
+        join = self._cgroup.join_preexec() if self._cgroup is not None else None
+        with seccomp_argv(self.spec.argv, self.spec.seccomp_program) as (argv, pass_fds):
+            return subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                env=self.spec.env,
+                start_new_session=True,  # own process group: a timeout kills all of it
+                preexec_fn=self.spec.limits.preexec(join),
+                pass_fds=pass_fds,
+            )
 
     @property
     def pid(self) -> int:
@@ -143,16 +293,46 @@ class ReplProcess:
         return self._dead_reason is None and self._proc.poll() is None
 
     def request(self, payload: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
-        """Send one request and read its reply; on any failure the process is killed."""
+        """Send one request and read its one reply; on any failure the process is killed."""
         if not self.alive:
             raise ReplCrashed(self._describe_death())
+        try:
+            data = encode_request(payload)
+        except ValueError as exc:
+            # Nothing was sent; the process is untouched and stays usable.
+            raise ReplRefusedInput(str(exc)) from exc
         deadline = time.monotonic() + timeout_s
         try:
-            self._write_all(encode_request(payload), deadline, timeout_s)
-            return decode_reply(self._read_reply(deadline, timeout_s))
+            self._drain(0.0)  # bytes written since the last reply are outside the protocol
+            self._expect_nothing_pending()
+            self._write_all(data, deadline, timeout_s)
+            reply = decode_reply(self._read_reply(deadline, timeout_s))
+            self._drain(0.0)
+            self._expect_nothing_pending()
+            self.ids.accept(payload, reply)
+            return reply
         except ReplError as exc:
             self.kill(str(exc))
             raise
+
+    def sync(self, timeout_s: float) -> None:
+        """A barrier: an empty command whose reply must be the next fresh environment.
+
+        A stale reply still queued (elaborated code wrote a forged one before it) or an
+        impostor answering in the REPL's place shows up here, before a verdict is given."""
+        env = self.header_env if self.header_env is not None else None
+        payload: dict[str, Any] = {"cmd": ""} if env is None else {"cmd": "", "env": env}
+        reply = self.request(payload, timeout_s)
+        if any(m.get("severity") == "error" for m in reply.get("messages", [])):
+            self.kill("the barrier command failed")
+            raise ReplProtocolError("the REPL failed an empty command")
+
+    def _expect_nothing_pending(self) -> None:
+        if self._buffer:
+            preview = bytes(self._buffer[:120]).decode("utf-8", "replace")
+            raise ReplProtocolError(
+                f"the REPL wrote outside the protocol (bytes beyond one reply): {preview!r}"
+            )
 
     def _write_all(self, data: bytes, deadline: float, timeout_s: float) -> None:
         assert self._proc.stdin is not None
@@ -175,33 +355,65 @@ class ReplProcess:
                 view = view[written:]
 
     def _read_reply(self, deadline: float, timeout_s: float) -> bytes:
-        assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
+        """Bytes of exactly one reply; scans only bytes that arrived since the last look."""
+        scanned = 0
+        while True:
+            complete = split_reply(self._buffer, scanned)
+            if complete is not None:
+                reply, end = complete
+                del self._buffer[:end]
+                return reply
+            scanned = len(self._buffer)
+            if scanned > self.spec.max_reply_bytes:
+                raise ReplProtocolError(
+                    f"the REPL's reply passed {self.spec.max_reply_bytes} bytes without ending"
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ReplTimeout(f"Lean did not answer within {timeout_s:g} s")
+            if not self._drain(remaining):
+                raise ReplCrashed(self._describe_death(wait_s=1.0))
+
+    def _drain(self, wait_s: float) -> bool:
+        """Read what stdout and stderr hold (waiting up to wait_s for the first bytes).
+
+        Returns False when stdout reached end of file."""
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        out_fd, err_fd = self._proc.stdout.fileno(), self._proc.stderr.fileno()
         with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            while True:
-                complete = split_reply(self._buffer)
-                if complete is not None:
-                    reply, self._buffer = complete
-                    return reply
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise ReplTimeout(f"Lean did not answer within {timeout_s:g} s")
-                if not selector.select(remaining):
-                    continue
+            selector.register(out_fd, selectors.EVENT_READ)
+            if self._stderr_open:  # a closed stderr would wake select forever
+                selector.register(err_fd, selectors.EVENT_READ)
+            for key, _ in selector.select(max(0.0, wait_s)):
                 try:
-                    chunk = os.read(fd, 1 << 16)
+                    chunk = os.read(key.fd, _READ_CHUNK)
                 except BlockingIOError:
                     continue
-                if not chunk:
-                    raise ReplCrashed(self._describe_death(wait_s=1.0))
-                self._buffer += chunk
+                if key.fd == err_fd:
+                    self._stderr_open = bool(chunk)
+                    self._keep_stderr(chunk)
+                elif not chunk:
+                    return False
+                else:
+                    self._buffer += chunk
+        return True
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self._stderr_total += len(chunk)
+        self._stderr_tail += chunk
+        del self._stderr_tail[:-_STDERR_TAIL_BYTES]
+        if self._stderr_total > self.spec.max_stderr_bytes:
+            raise ReplProtocolError(
+                f"the REPL wrote more than {self.spec.max_stderr_bytes} bytes to stderr"
+            )
 
     def _describe_death(self, wait_s: float = 0.0) -> str:
         if self._dead_reason is not None:
             return self._dead_reason
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=wait_s)
+        with contextlib.suppress(ReplError, OSError, ValueError):
+            self._drain(0.05)
         code = self._proc.returncode
         if code is None:
             status = "closed its output"
@@ -213,12 +425,7 @@ class ReplProcess:
         return f"the Lean REPL {status}" + (f": {tail}" if tail else "")
 
     def stderr_tail(self) -> str:
-        try:
-            size = self._stderr.seek(0, os.SEEK_END)
-            self._stderr.seek(max(0, size - _STDERR_TAIL_BYTES))
-            return str(self._stderr.read().decode("utf-8", "replace").strip())
-        except (OSError, ValueError):
-            return ""
+        return bytes(self._stderr_tail).decode("utf-8", "replace").strip()
 
     def tree_pids(self) -> list[int]:
         """This process and all its descendants (bubblewrap -> lake -> repl), from /proc."""
@@ -238,12 +445,21 @@ class ReplProcess:
             self._dead_reason = reason
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, signal.SIGKILL)
+        if self._cgroup is not None:
+            self._cgroup.kill()  # whatever left the process group goes too
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=5)
-        for stream in (self._proc.stdin, self._proc.stdout, self._stderr):
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
+
+
+class ReplRefusedInput(ReplError):
+    """The request could not be encoded (e.g. a lone surrogate); nothing reached Lean."""
 
 
 def process_tree(root: int) -> list[int]:

@@ -9,10 +9,12 @@ relative to the workspace folder with O_NOFOLLOW, so a symlink planted between t
 and the open is refused too.
 
 Lemmas (`return_lemmas=True`): the identifiers written in the file's proof text that
-resolve, in the file's imported environment (with its top-level `open`s), to a library
-constant (`#check @name` succeeds there). Names declared in the file itself and local
-hypotheses do not resolve there, so they drop out. Not covered: lemmas that automation
-(simp, linarith, omega, aesop) uses internally without them being written.
+resolve to a constant in the environment the file itself produced (`#check @name` run
+with `env` = the checked file's environment, so its own `open`s apply and nothing of the
+file is re-sent), minus the names the file declares. The file must pass the file gate
+first; a refused file never reaches a REPL. This runs in the checker's exploration pool,
+never the verdict pool. Not covered: lemmas that automation (simp, linarith, omega,
+aesop) uses internally without them being written.
 """
 
 from __future__ import annotations
@@ -31,7 +33,13 @@ from tutor.lean.checker import LeanChecker, split_header
 from tutor.lean.detect import library_src_root
 from tutor.lean.repl import ReplError
 from tutor.lean.types import CheckResult, LeanUnavailable
-from tutor.lean.verdict import blank_comments_and_strings
+from tutor.lean.verdict import (
+    LexError,
+    UnknownDeclarations,
+    blank_comments_and_strings,
+    declared_names,
+    file_rejections,
+)
 
 RG_MAX_LINES = 5
 _MAX_FILE_BYTES = 1_000_000
@@ -227,26 +235,35 @@ class LeanWorkspace:
         return result, file_start - doc_start
 
     def _lemmas(self, code: str) -> list[str]:
+        if file_rejections(code):
+            return []
         split = split_header(code)
-        body = blank_comments_and_strings(split.body)
-        opens = [line.strip() for line in body.split("\n") if line.startswith("open ")]
+        try:
+            own = declared_names(split.body)
+            body = blank_comments_and_strings(split.body)
+        except (UnknownDeclarations, LexError):
+            return []
+        own_names = set(own) | {name.rsplit(".", 1)[-1] for name in own}
         candidates: list[str] = []
         for match in _IDENT.finditer(body):
             word = match.group(0)
-            if word not in _NOT_LEMMAS and word not in candidates:
+            if word not in _NOT_LEMMAS and word not in own_names and word not in candidates:
                 candidates.append(word)
         candidates = candidates[:_MAX_LEMMA_CANDIDATES]
         if not candidates:
             return []
-        command = "\n".join([*opens, *(f"#check @{name}" for name in candidates)])
         try:
             with self.checker.session(split.header) as session:
-                reply = session.command(command)
+                checked = session.command(split.body)
+                if "env" not in checked:
+                    return []
+                command = "\n".join(f"#check @{name}" for name in candidates)
+                reply = session.command(command, env=int(checked["env"]))
         except (ReplError, LeanUnavailable):
             return []
         found: list[str] = []
         for message in reply.get("messages", []):
-            index = int((message.get("pos") or {}).get("line", 0)) - len(opens) - 1
+            index = int((message.get("pos") or {}).get("line", 0)) - 1
             if message.get("severity") == "info" and 0 <= index < len(candidates):
                 found.append(candidates[index])
         return found

@@ -27,6 +27,28 @@ class DiagnosticKind(StrEnum):
     SYNTAX = "syntax"
     TIMEOUT = "timeout"
     SORRY = "sorry"
+    # Added for the real-message corpus (issue 15); OTHER means "not recognised".
+    FAILED_TO_SYNTHESIZE = "failed_to_synthesize"
+    RFL_FAILED = "rfl_failed"
+    DECIDE_FAILED = "decide_failed"
+    APPLY_FAILED = "apply_failed"  # apply / exact / constructor could not use the term
+    INTRO_FAILED = "intro_failed"  # intro with more names than binders
+    CASES_ERROR = "cases_error"  # induction / cases / match alternatives and targets
+    NO_GOALS = "no_goals"
+    CALC_ERROR = "calc_error"
+    PLACEHOLDER = "placeholder"  # a `_` or implicit argument Lean could not fill
+    FUNCTION_EXPECTED = "function_expected"
+    INFER_FAILED = "infer_failed"
+    INVALID_FIELD = "invalid_field"  # h.left on an ∨, dotted names that do not resolve
+    ANONYMOUS_CONSTRUCTOR = "anonymous_constructor"  # ⟨_, _⟩ where no structure is expected
+    AMBIGUOUS = "ambiguous"
+    TACTIC_FAILED = "tactic_failed"  # any other named tactic that failed (ring, norm_num...)
+    UNKNOWN_TACTIC = "unknown_tactic"
+    TERMINATION = "termination"
+    KERNEL = "kernel"
+    DEPRECATED = "deprecated"
+    UNUSED_VARIABLE = "unused_variable"
+    DECLARATION = "declaration"  # about a declaration's shape (inductive, universe...), not a proof
     OTHER = "other"
 
 
@@ -69,6 +91,40 @@ class Sorry:
     column: int
 
 
+@dataclass(frozen=True)
+class TacticStep:
+    """One tactic as the REPL's `allTactics` reports it, positioned like Diagnostic.
+
+    `goals_before` is the REPL's own `goals` text (Lean's pretty-printed goals, `case` names
+    included, goals separated by a blank line). `goals_after` is derived, not reported: the
+    goals before the next step that starts after this one ends; "" means no goals remain
+    (the check passed and nothing follows); None means unknown (an error stopped the proof).
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    tactic: str
+    goals_before: str
+    goals_after: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TacticStep:
+        return cls(
+            line=int(data["line"]),
+            column=int(data["column"]),
+            end_line=int(data["end_line"]),
+            end_column=int(data["end_column"]),
+            tactic=str(data["tactic"]),
+            goals_before=str(data.get("goals_before", "")),
+            goals_after=data.get("goals_after"),
+        )
+
+
 @dataclass
 class CheckResult:
     """The outcome of one check.
@@ -87,6 +143,7 @@ class CheckResult:
     error: str | None = None
     elapsed_s: float = 0.0
     axioms: list[str] | None = None
+    tactics: list[TacticStep] = field(default_factory=list)  # check_proof asks allTactics
 
     @property
     def could_not_check(self) -> bool:
@@ -106,6 +163,7 @@ class CheckResult:
             "error": self.error,
             "elapsed_s": self.elapsed_s,
             "axioms": self.axioms,
+            "tactics": [t.to_dict() for t in self.tactics],
         }
 
     @classmethod
@@ -119,6 +177,7 @@ class CheckResult:
             error=data.get("error"),
             elapsed_s=float(data.get("elapsed_s", 0.0)),
             axioms=data.get("axioms"),
+            tactics=[TacticStep.from_dict(t) for t in data.get("tactics", [])],
         )
 
 
@@ -130,6 +189,7 @@ class LeanStatus:
     reason: str  # a sentence a user can act on
     repl_command: list[str] | None
     sandboxed: bool
+    limits: str = ""  # which per-process limits hold (rlimits, cgroup, seccomp) and why not
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

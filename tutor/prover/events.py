@@ -78,6 +78,25 @@ class SearchExpansion(ProverEvent):
 
 
 @dataclass
+class SearchTree(ProverEvent):
+    """The whole search tree after a change (tutor.prover.tree views: id, parent, tactic,
+    prior, goals, status, visits, value), with progress; the last one carries `outcome`.
+    Sent whole rather than as diffs: trees are a few hundred nodes, and a late watcher
+    needs only the latest one."""
+
+    type: ClassVar[str] = "search_tree"
+    algorithm: str = ""  # "best_first" | "mcts"
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    expansions: int = 0
+    depth: int = 0
+    elapsed_s: float = 0.0
+    budget: int = 0  # max expansions
+    time_limit_s: float = 0.0
+    workers: int = 1
+    outcome: dict[str, Any] | None = None  # {"reason", "proof", "path"} at the end
+
+
+@dataclass
 class Finished(ProverEvent):
     type: ClassVar[str] = "finished"
     verdict: str = ""

@@ -28,10 +28,18 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tutor.lean.types import CheckResult
-from tutor.prover.events import EventCallback, Finished, SearchExpansion, Started, emit
+from tutor.prover.events import (
+    EventCallback,
+    Finished,
+    SearchExpansion,
+    SearchTree,
+    Started,
+    emit,
+)
 from tutor.prover.policy.base import ChatPolicyBase
 from tutor.prover.problem import Problem
 from tutor.prover.trajectory import Trajectory, Verdict, reward_for
+from tutor.prover.tree import MCTSConfig
 from tutor.prover.verify import ProofChecker, full_check, verdict_of
 
 BASE_PORTFOLIO = ("rfl", "simp", "omega", "decide", "exact?")
@@ -62,9 +70,18 @@ class ExplorationSchedule:
         return max(self.floor, self.start * (1.0 - self.decay) ** (iteration // self.every))
 
 
+ALGORITHMS = ("best_first", "mcts")
+
+
 @dataclass(frozen=True)
 class SearchConfig:
-    max_iterations: int = 64  # node expansions per attempt
+    algorithm: str = "best_first"  # "best_first" (this module) | "mcts" (tutor.prover.mcts)
+    workers: int = 1  # MCTS only: workers sharing one tree, each with its own REPL lease
+    mcts: MCTSConfig = field(default_factory=MCTSConfig)  # PUCT, value, claims (tree.py)
+    # MCTS only: "redis://..." shares the tree through Redis (workers in other processes can
+    # join it, tree.RedisTreeStore); None keeps it in this process's memory.
+    tree_store_url: str | None = None
+    max_iterations: int = 64  # node expansions per attempt (all workers together)
     max_depth: int = 12  # tactics on one path
     time_limit_s: float = 300.0
     model_samples: int = 4  # tactics sampled from the policy per expansion (0: portfolio only)
@@ -85,6 +102,10 @@ class SearchConfig:
             raise ValueError("max_iterations and max_depth must be at least 1")
         if self.model_samples < 0:
             raise ValueError("model_samples must be >= 0 (0 searches with the portfolio only)")
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if not 1 <= self.workers <= 32:
+            raise ValueError("workers must be between 1 and 32 (each holds a REPL process)")
 
     def portfolio_for(self, problem: Problem) -> tuple[str, ...]:
         if self.portfolio is not None:
@@ -130,6 +151,9 @@ class SearchResult:
     nodes: int
     expansions: list[dict[str, Any]]
     stop_reason: str
+    # The found proof step by step: [{"goals": state before, "tactic": what closed/advanced it}]
+    # (tactic-level SFT examples are made from these: tutor.prover.search_examples).
+    steps: list[dict[str, Any]] = field(default_factory=list)
 
 
 def portfolio_search(
@@ -156,8 +180,10 @@ def portfolio_search(
             "could_not_check" if root_step.could_not_check else "bad_statement",
         )
     root = Node(0, root_step.proof_state, root_step.goals, [], 0.0, 0)
+    tree = _TreeView(config, started, attempt, on_event)
+    tree.add(root, None, "", 0.0, "")
     frontier: list[tuple[float, int, Node]] = [(0.0, 0, root)]
-    seen = {_goal_key(root.goals)}
+    seen = {_goal_key(root.goals): 0}
     expansions: list[dict[str, Any]] = []
     nodes = 1
     last_check: CheckResult | None = None
@@ -176,7 +202,7 @@ def portfolio_search(
         rate = config.exploration.rate(config.iteration_offset + iteration)
         node = _select(frontier, rate, rng)
         iteration += 1
-        for tactic, prior, source in _candidates(policy, problem, node, config):
+        for tactic, prior, source in candidates(policy, problem, node.goals, config):
             step = backend.apply(node.proof_state, tactic)
             written = step.used_tactic or tactic
             status = _status(step)
@@ -186,11 +212,17 @@ def portfolio_search(
                 "tactic": written,
                 "source": source,
                 "status": status,
+                # where it was tried and what Lean said: failed branches become FD
+                # examples (tutor.prover.search_examples.failed_branch_examples)
+                "path": list(node.tactics),
+                "goals": list(node.goals),
+                "error": step.error,
             }
             if step.proof_state is not None and not step.error and not step.completed:
                 key = _goal_key(step.goals)
                 if key in seen:
                     record["status"] = status = "duplicate"
+                    tree.duplicate(node, step.goals, written, prior, source, seen[key])
             expansions.append(record)
             emit(
                 on_event,
@@ -198,16 +230,23 @@ def portfolio_search(
                     attempt, iteration, node.id, node.goals, written, source, status, rate
                 ),
             )
+            if status in ("error", "could_not_check"):
+                tree.failed(node)
             if status == "solved":
                 script = "\n".join([*node.tactics, written])
                 last_check = full_check(checker, problem, script)
                 if last_check.valid:
-                    return SearchResult(script, last_check, iteration, nodes, expansions, "valid")
+                    solved = tree.add(None, node, written, prior, source, status="solved")
+                    steps = tree.finish(iteration, "found", script, solved)
+                    return SearchResult(
+                        script, last_check, iteration, nodes, expansions, "valid", steps
+                    )
+                tree.failed(node)
                 continue
             if status != "progress" or node.depth + 1 >= config.max_depth:
                 continue
             assert step.proof_state is not None
-            seen.add(_goal_key(step.goals))
+            seen[_goal_key(step.goals)] = nodes
             priority = node.priority + prior - config.goal_penalty * len(step.goals)
             child = Node(
                 nodes,
@@ -217,9 +256,93 @@ def portfolio_search(
                 priority,
                 node.depth + 1,
             )
+            tree.add(child, node, written, prior, source, value=priority)
             nodes += 1
             heapq.heappush(frontier, (-priority, child.id, child))
+        tree.expanded(node, iteration)
+    tree.finish(iteration, stop_reason)
     return SearchResult(None, last_check, iteration, nodes, expansions, stop_reason)
+
+
+class _TreeView:
+    """The best-first tree as tutor.prover.tree views, streamed as SearchTree events (no
+    visits; `value` is the node's priority)."""
+
+    def __init__(
+        self, config: SearchConfig, started: float, attempt: int, on_event: EventCallback | None
+    ) -> None:
+        self.config, self.started, self.attempt, self.on_event = config, started, attempt, on_event
+        self.nodes: dict[int, dict[str, Any]] = {}
+        self.ids: dict[int, int] = {}  # search node id -> view id
+
+    def add(self, node: Node | None, parent: Node | None, tactic: str, prior: float,
+            source: str, goals: list[str] | None = None, status: str = "open",
+            value: float = 0.0) -> int:  # fmt: skip
+        """A view node (ids of its own: duplicates and the solved step are not search
+        nodes); returns its id."""
+        view_id = len(self.nodes)
+        if node is not None:
+            self.ids[node.id] = view_id
+        depth = self.nodes[self.ids[parent.id]]["depth"] + 1 if parent else 0
+        self.nodes[view_id] = {
+            "id": view_id, "parent": self.ids[parent.id] if parent else None,
+            "tactic": tactic, "prior": round(prior, 3), "source": source,
+            "goals": node.goals if node is not None else goals or [], "depth": depth,
+            "status": status, "visits": 0, "value": round(value, 3), "failed": 0,
+            "same_as": None, "busy": False,
+        }  # fmt: skip
+        return view_id
+
+    def duplicate(self, parent: Node, goals: list[str], tactic: str, prior: float, source: str,
+                  same_as: int) -> None:  # fmt: skip
+        view_id = self.add(None, parent, tactic, prior, source, goals, status="duplicate")
+        self.nodes[view_id]["same_as"] = self.ids.get(same_as)
+
+    def failed(self, node: Node) -> None:
+        self.nodes[self.ids[node.id]]["failed"] += 1
+
+    def expanded(self, node: Node, iteration: int) -> None:
+        view_id = self.ids[node.id]
+        live = [n for n in self.nodes.values() if n["parent"] == view_id and n["status"] == "open"]
+        self.nodes[view_id]["status"] = "expanded" if live else "dead"
+        self.nodes[view_id]["visits"] = 1
+        self.emit(iteration)
+
+    def finish(
+        self, iteration: int, reason: str, proof: str | None = None, node_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        path: list[int] = []
+        while node_id is not None:
+            path.insert(0, node_id)
+            node_id = self.nodes[node_id]["parent"]
+        self.emit(iteration, {"reason": reason, "proof": proof, "path": path})
+        return path_steps(self.nodes, path)
+
+    def emit(self, iteration: int, outcome: dict[str, Any] | None = None) -> None:
+        if self.on_event is None:
+            return
+        emit(
+            self.on_event,
+            SearchTree(
+                self.attempt, "best_first", [dict(n) for n in self.nodes.values()], iteration,
+                max((n["depth"] for n in self.nodes.values()), default=0),
+                round(time.monotonic() - self.started, 3), self.config.max_iterations,
+                self.config.time_limit_s, 1, outcome,
+            ),
+        )  # fmt: skip
+
+
+def path_steps(nodes: Any, path: Sequence[int]) -> list[dict[str, Any]]:
+    """[{"goals", "tactic"}] along a root-to-leaf path of node views (dicts) or TreeNodes."""
+
+    def get(node_id: int, key: str) -> Any:
+        node = nodes[node_id]
+        return node[key] if isinstance(node, dict) else getattr(node, key)
+
+    return [
+        {"goals": list(get(parent, "goals")), "tactic": get(child, "tactic")}
+        for parent, child in zip(path, path[1:], strict=False)
+    ]
 
 
 def _select(frontier: list[tuple[float, int, Node]], rate: float, rng: random.Random) -> Node:
@@ -232,13 +355,13 @@ def _select(frontier: list[tuple[float, int, Node]], rate: float, rng: random.Ra
     return heapq.heappop(frontier)[2]
 
 
-def _candidates(
-    policy: ChatPolicyBase | None, problem: Problem, node: Node, config: SearchConfig
+def candidates(
+    policy: ChatPolicyBase | None, problem: Problem, goals: Sequence[str], config: SearchConfig
 ) -> list[tuple[str, float, str]]:
-    """(tactic, log-prior, source) for one node: model proposals first, then the portfolio."""
+    """(tactic, log-prior, source) for one state: model proposals first, then the portfolio."""
     found: dict[str, tuple[float, str]] = {}
     if policy is not None and config.model_samples > 0:
-        for tactic, logprob in propose_tactics(policy, node.goals, config):
+        for tactic, logprob in propose_tactics(policy, goals, config):
             if tactic not in found or found[tactic][0] < logprob:
                 found[tactic] = (logprob, "model")
     for tactic in config.portfolio_for(problem):
@@ -347,7 +470,10 @@ def search_trajectory(
         model=policy_name,
         sampling={"temperature": config.temperature, "top_p": config.top_p, "seed": config.seed},
         search={
+            "algorithm": config.algorithm,
+            "workers": config.workers if config.algorithm == "mcts" else 1,
             "tactics": result.proof.splitlines() if result.proof else None,
+            "steps": result.steps,
             "iterations": result.iterations,
             "nodes": result.nodes,
             "expansions": result.expansions,
@@ -388,17 +514,25 @@ def search(
             emit(on_event, Started(index, problem.id, "search", name))
             started = time.monotonic()
             try:
-                with backend_factory(problem) as backend:
-                    result = portfolio_search(
-                        policy,
-                        problem,
-                        backend,
-                        checker,
-                        run_config,
-                        on_event,
-                        index,
+                if run_config.algorithm == "mcts":
+                    from tutor.prover.mcts import mcts_search
+
+                    result = mcts_search(
+                        policy, problem, backend_factory, checker, run_config, on_event, index,
                         should_cancel,
-                    )
+                    )  # fmt: skip
+                else:
+                    with backend_factory(problem) as backend:
+                        result = portfolio_search(
+                            policy,
+                            problem,
+                            backend,
+                            checker,
+                            run_config,
+                            on_event,
+                            index,
+                            should_cancel,
+                        )
             except Exception as exc:  # REPL lease failed / Lean unavailable: could not check
                 result = SearchResult(
                     None, CheckResult(valid=False, error=str(exc)), 0, 0, [], "could_not_check"

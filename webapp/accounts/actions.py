@@ -42,3 +42,18 @@ def do_create_classroom(teacher: User, name: str, courses: list[Course]) -> Clas
 def do_set_classroom_courses(classroom: Classroom, courses: list[Course]) -> None:
     with transaction.atomic():
         classroom.courses.set(courses)
+
+
+def do_set_prover_full_proofs(classroom: Classroom, allowed: bool) -> None:
+    with transaction.atomic():
+        classroom.prover_shows_full_proofs = allowed
+        classroom.save(update_fields=["prover_shows_full_proofs"])
+
+
+def do_set_classroom_training_consent(classroom: Classroom, enabled: bool) -> Classroom:
+    """The teacher's "use for training" switch. Off: the class's attempts and reviews leave
+    every later training snapshot (past runs keep their record of what they used)."""
+    with transaction.atomic():
+        classroom.use_for_training = enabled
+        classroom.save(update_fields=["use_for_training"])
+    return classroom

@@ -26,6 +26,14 @@ class Classroom(models.Model):
     )
     courses = models.ManyToManyField("courses.Course", blank=True, related_name="classrooms")
     join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
+    # Off: "Ask the prover" shows its search, goals and Lean's messages, but its final proof
+    # only once the student has solved the exercise. On: the whole proof at once.
+    prover_shows_full_proofs = models.BooleanField(
+        default=False, verbose_name="students see the prover's full proofs before solving"
+    )
+    # The teacher's consent: this class's attempts and reviews may train the model (continual
+    # distillation). Off by default; turning it off removes them from every later export.
+    use_for_training = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,4 +11,6 @@ urlpatterns = [
     path("classes/new/", views.create_classroom, name="create_classroom"),
     path("classes/<int:pk>/", views.classroom_detail, name="classroom"),
     path("classes/<int:pk>/courses/", views.classroom_courses, name="classroom_courses"),
+    path("classes/<int:pk>/prover/", views.classroom_prover, name="classroom_prover"),
+    path("classes/<int:pk>/training/", views.classroom_training, name="classroom_training"),
 ]

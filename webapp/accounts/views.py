@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -13,13 +17,21 @@ from webapp.accounts.actions import (
     do_create_classroom,
     do_join_classroom,
     do_set_classroom_courses,
+    do_set_classroom_training_consent,
+    do_set_prover_full_proofs,
 )
 from webapp.accounts.http import AuthedRequest
 from webapp.accounts.models import Classroom
 from webapp.accounts.roles import is_admin, is_student, is_teacher
+from webapp.assignments.standing import due_for
+from webapp.core.limits import limit_message, over_limit
 from webapp.courses.access import visible_courses
 from webapp.courses.models import Course
-from webapp.courses.progress import course_progress
+from webapp.courses.progress import class_progress
+from webapp.provers.access import visible_runs
+from webapp.provers.models import HEAVY_RUN_FIELDS
+
+CLASS_RUNS_SHOWN = 50
 
 
 def _get_classroom_for_user(request: AuthedRequest, pk: int) -> Classroom | None:
@@ -44,10 +56,11 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
         "is_student": is_student(user),
         "is_teacher": is_teacher(user),
         "is_admin": is_admin(user),
-        "progress": [course_progress(user, course) for course in visible_courses(user)],
+        "progress": class_progress([user], list(visible_courses(user)))[0],
         "taught": Classroom.objects.filter(teacher=user).prefetch_related("courses", "students"),
         "joined": Classroom.objects.filter(students=user).select_related("teacher"),
         "all_courses": Course.objects.all(),
+        "due": due_for(user) if is_student(user) else [],
     }
     return render(request, "accounts/dashboard.html", context)
 
@@ -57,6 +70,9 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
 def join_classroom(request: AuthedRequest) -> HttpResponse:
     if not is_student(request.user):
         return _forbidden(request, "joining classes (students only)")
+    if over_limit(request, "join"):
+        messages.error(request, limit_message("join"))
+        return redirect("accounts:dashboard")
     try:
         classroom = do_join_classroom(request.user, request.POST.get("code", ""))
     except InvalidInput as exc:
@@ -88,15 +104,21 @@ def classroom_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     if classroom is None:
         return _forbidden(request, "this class")
     courses = list(classroom.courses.all())
-    rows = [
-        (student, [course_progress(student, course) for course in courses])
-        for student in classroom.students.order_by("username")
-    ]
+    students = list(classroom.students.order_by("username"))
+    rows = list(zip(students, class_progress(students, courses), strict=True))
+    # Every "Ask the prover" of this class's students on its courses: progress copied from
+    # the prover is not invisible.
+    runs = visible_runs(request.user).filter(
+        user__classrooms=classroom, exercise__world__course__classrooms=classroom
+    )
     context = {
         "classroom": classroom,
         "courses": courses,
         "rows": rows,
         "all_courses": Course.objects.all(),
+        "prover_runs": runs.distinct().defer(*HEAVY_RUN_FIELDS)[:CLASS_RUNS_SHOWN],
+        "prover_run_count": runs.distinct().count(),
+        "assignments": classroom.assignments.order_by("due_at", "pk"),
     }
     return render(request, "accounts/classroom.html", context)
 
@@ -112,3 +134,79 @@ def classroom_courses(request: AuthedRequest, pk: int) -> HttpResponse:
     )
     messages.success(request, "Courses updated.")
     return redirect("accounts:classroom", pk=classroom.pk)
+
+
+def _switch_class_setting(
+    request: AuthedRequest,
+    pk: int,
+    field: str,
+    save: Callable[[Classroom, bool], object],
+    said: tuple[str, str],
+) -> HttpResponse:
+    """One of a class's on/off settings from its form's checkbox `field`; `said` is the
+    message for (on, off)."""
+    classroom = _get_classroom_for_user(request, pk)
+    if classroom is None:
+        return _forbidden(request, "this class")
+    on = request.POST.get(field) == "on"
+    save(classroom, on)
+    messages.success(request, said[0] if on else said[1])
+    return redirect("accounts:classroom", pk=classroom.pk)
+
+
+@login_required
+@require_POST
+def classroom_prover(request: AuthedRequest, pk: int) -> HttpResponse:
+    return _switch_class_setting(
+        request,
+        pk,
+        "prover_shows_full_proofs",
+        do_set_prover_full_proofs,
+        (
+            "Students of this class now see the prover's full proofs.",
+            "Students of this class see the prover's proof only once they solved the exercise.",
+        ),
+    )
+
+
+@login_required
+@require_POST
+def classroom_training(request: AuthedRequest, pk: int) -> HttpResponse:
+    return _switch_class_setting(
+        request,
+        pk,
+        "use_for_training",
+        do_set_classroom_training_consent,
+        (
+            "This class's attempts and reviews will be used for training.",
+            "This class's data will not be used for training from now on.",
+        ),
+    )
+
+
+class ThrottledLoginView(LoginView):
+    """Django's login, refused for a while after too many failed tries from one client or on
+    one username (settings.RATE_LIMITS["login"]); only failures count."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if self._over(request, count=False):
+            form = self.get_form()
+            form.errors.clear()
+            form.add_error(None, limit_message("login"))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().post(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        from webapp.accounts.sso import providers
+
+        return {**super().get_context_data(**kwargs), "school_providers": providers()}
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        self._over(self.request, count=True)
+        return super().form_invalid(form)
+
+    @staticmethod
+    def _over(request: HttpRequest, *, count: bool) -> bool:
+        by_ip = over_limit(request, "login", key="ip", count=count)
+        by_name = over_limit(request, "login", key="post:username", count=count)
+        return by_ip or by_name

@@ -1,14 +1,19 @@
-"""Who may see what. A student sees only her own work; a teacher sees the work of students in
-her classes; an admin sees everything. Used by views, the consumer and the review queue."""
+"""Who may see what. A student sees only her own work; a teacher sees the work of a student
+made in a course of a class she teaches and the student belongs to (webapp.accounts.access,
+the one rule); an admin sees everything. Used by views, the consumer, the review queue and
+the training export."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, Q, QuerySet
 
-from webapp.accounts.roles import is_admin, is_teacher
-from webapp.attempts.models import Attempt, Suggestion
+from webapp.accounts.access import teaches, teaching_filter
+from webapp.accounts.roles import ADMINS, is_admin, is_teacher
+from webapp.attempts.models import Attempt, CuratedFeedback, Suggestion
+
+ATTEMPT_COURSE = "exercise__world__course"
 
 
 def visible_attempts(user: Any) -> QuerySet[Attempt]:
@@ -18,17 +23,35 @@ def visible_attempts(user: Any) -> QuerySet[Attempt]:
     if is_admin(user):
         return attempts
     if is_teacher(user):
-        return attempts.filter(student__classrooms__teacher=user).distinct()
+        # Her own attempts too (a teacher trying her course's exercises).
+        return attempts.filter(Q(student=user) | teaching_filter(user, "student", ATTEMPT_COURSE))
     return attempts.filter(student=user)
 
 
 def reviewable_suggestions(user: Any) -> QuerySet[Suggestion]:
-    """Suggestions a teacher (or admin) may review: from students in her classes only."""
+    """Suggestions a teacher (or admin) may review: on attempts she may see as a teacher."""
     suggestions = Suggestion.objects.select_related(
         "attempt__student", "attempt__exercise__world__course"
     )
+    if not getattr(user, "is_authenticated", False):
+        return suggestions.none()
     if is_admin(user):
         return suggestions
     if is_teacher(user):
-        return suggestions.filter(attempt__student__classrooms__teacher=user).distinct()
+        return suggestions.filter(
+            teaching_filter(user, "attempt__student", f"attempt__{ATTEMPT_COURSE}")
+        )
     return suggestions.none()
+
+
+def exportable_feedback() -> QuerySet[CuratedFeedback]:
+    """Curated feedback whose reviewer may review it under the rule (or is an admin): the
+    training export keeps only these, so a verdict given through a hole, or by a teacher who
+    no longer teaches that student that course, is not trained on."""
+    path = "suggestion__attempt__"
+    by_admin = Q(teacher__is_superuser=True) | Q(teacher__groups__name=ADMINS)
+    by_teacher = teaches(
+        OuterRef("teacher"), OuterRef(f"{path}student"), OuterRef(f"{path}{ATTEMPT_COURSE}")
+    )
+    allowed = CuratedFeedback.objects.filter(by_admin | by_teacher).values("pk")
+    return CuratedFeedback.objects.filter(pk__in=allowed)

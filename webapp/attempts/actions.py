@@ -3,14 +3,20 @@ websocket pushes) fire only once the transaction has committed."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, CuratedFeedback, Progress, Suggestion
 from webapp.courses.models import Exercise
+
+log = logging.getLogger(__name__)
 
 
 class InvalidInput(ValueError):
@@ -21,6 +27,20 @@ def clean_proof(proof: str) -> str:
     proof = proof.replace("\r\n", "\n").rstrip()
     if not proof.strip():
         raise InvalidInput("Write a proof first: the editor is empty.")
+    # Neither can be stored as text (PostgreSQL refuses NUL) nor checked by Lean: say where.
+    if "\x00" in proof:
+        line = proof[: proof.index("\x00")].count("\n") + 1
+        raise InvalidInput(
+            f"Line {line} of your proof contains a NUL character (often from a paste). "
+            "Delete it and submit again; your text is still in the editor."
+        )
+    bad = next((i for i, char in enumerate(proof) if "\ud800" <= char <= "\udfff"), None)
+    if bad is not None:
+        line = proof[:bad].count("\n") + 1
+        raise InvalidInput(
+            f"Line {line} of your proof contains a broken character (half of an emoji or "
+            "symbol). Retype that character and submit again."
+        )
     if len(proof) > MAX_PROOF_CHARS:
         raise InvalidInput(
             f"This proof has {len(proof):,} characters; the limit is {MAX_PROOF_CHARS:,}. "
@@ -29,18 +49,122 @@ def clean_proof(proof: str) -> str:
     return proof
 
 
-def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
-    from webapp.attempts.tasks import check_attempt
+class CheckInProgress(InvalidInput):
+    """The student's previous proof of this exercise is being checked right now."""
 
+
+def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
+    """At most one unfinished check per student and exercise: a queued one is superseded by
+    the new submission; while one is being checked the new one is refused with a message
+    (the worker is busy with it either way, so accepting would let one student hold more
+    than one worker). A check whose worker is gone (past the queue's hard time limit) does
+    not block: it is superseded too."""
     proof = clean_proof(proof)
     with transaction.atomic():
-        attempt = Attempt.objects.create(student=student, exercise=exercise, proof=proof)
         progress, _ = Progress.objects.get_or_create(student=student, exercise=exercise)
+        # Serialises this student's submits on this exercise (two tabs, a double click).
+        progress = Progress.objects.select_for_update().get(pk=progress.pk)
+        unfinished = Attempt.objects.filter(
+            student=student, exercise=exercise, status__in=Attempt.UNFINISHED
+        )
+        alive_since = timezone.now() - timedelta(seconds=_lean_hard_limit_s())
+        busy = unfinished.filter(
+            status__in=(Attempt.Status.CHECKING, Attempt.Status.COACHING),
+            started_at__gte=alive_since,
+        ).first()
+        if busy is not None:
+            raise CheckInProgress(
+                f"Your previous proof (attempt {busy.pk}) is being checked right now. Wait for "
+                "its verdict (usually a few seconds), then submit again; your text is still "
+                "in the editor."
+            )
+        attempt = Attempt.objects.create(student=student, exercise=exercise, proof=proof)
+        stale = unfinished.exclude(pk=attempt.pk)
+        superseded = list(stale.values_list("pk", flat=True))
+        stale.update(
+            status=Attempt.Status.SUPERSEDED,
+            status_detail=f"Replaced by a newer submission (attempt {attempt.pk}) before its check finished.",
+            finished_at=timezone.now(),
+        )
         progress.attempts += 1
         progress.last_attempt = attempt
         progress.save(update_fields=["attempts", "last_attempt"])
-        check_attempt.delay_on_commit(attempt.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
+        transaction.on_commit(lambda: enqueue_check(attempt))
+        if superseded:
+            transaction.on_commit(lambda: _push_all(superseded))
     return attempt
+
+
+def _lean_hard_limit_s() -> int:
+    limits = getattr(settings, "CELERY_QUEUE_TIME_LIMITS", {}).get("lean")
+    return int(limits[1]) if limits else 240
+
+
+def do_requeue_attempt(attempt: Attempt) -> int:
+    """Put an attempt that no worker took or finished back on the queue (the sweeper, up to
+    ATTEMPT_MAX_REQUEUES times); 0 when it moved on meanwhile."""
+    with transaction.atomic():
+        moved = Attempt.objects.filter(
+            pk=attempt.pk, status=attempt.status, requeues=attempt.requeues
+        ).update(
+            status=Attempt.Status.QUEUED,
+            queued_at=timezone.now(),
+            requeues=F("requeues") + 1,
+            started_at=None,
+            claimed_by="",
+            status_detail="Sent to the checkers again: the first request got lost on the way.",
+        )
+        if moved:
+            transaction.on_commit(lambda: enqueue_check(attempt))
+    if moved:
+        log.warning("re-queued attempt %s (was %s)", attempt.pk, attempt.status)
+    return moved
+
+
+def enqueue_check(attempt: Attempt) -> bool:
+    """Send the check to the `lean` queue; if the broker is unreachable, end the attempt now
+    with the reason (the proof is stored and stays in the editor, to submit again)."""
+    from webapp.attempts.tasks import check_attempt
+
+    try:
+        check_attempt.delay(attempt.pk)
+    except Exception as exc:  # kombu/redis raise many types; every one means "not queued"
+        log.warning("could not queue the check of attempt %s: %s", attempt.pk, exc)
+        do_fail_attempt(
+            attempt,
+            "Could not check: the checking queue is unreachable right now "
+            f"({type(exc).__name__}). Your proof is saved and still in the editor: "
+            "submit it again in a minute.",
+        )
+        return False
+    return True
+
+
+def do_fail_attempt(attempt: Attempt, detail: str) -> int:
+    """End an unfinished attempt as "could not check" with the reason shown to the student;
+    0 when it had ended meanwhile."""
+    done = Attempt.objects.filter(pk=attempt.pk, status__in=Attempt.UNFINISHED).update(
+        status=Attempt.Status.FAILED, status_detail=detail, finished_at=timezone.now()
+    )
+    attempt.refresh_from_db()
+    if done:
+        _safe_push(attempt)
+    return done
+
+
+def _push_all(pks: list[int]) -> None:
+    for attempt in Attempt.objects.filter(pk__in=pks).select_related("exercise"):
+        _safe_push(attempt)
+
+
+def _safe_push(attempt: Attempt) -> None:
+    """A push needs the channel layer (Redis); the page's poll still shows the state if not."""
+    from webapp.attempts import live
+
+    try:
+        live.push(attempt)
+    except Exception as exc:  # noqa: BLE001 - the database holds the state; the push is a hint
+        log.warning("could not push attempt %s: %s", attempt.pk, exc)
 
 
 def do_record_solved(attempt: Attempt) -> None:
@@ -55,6 +179,14 @@ def do_record_solved(attempt: Attempt) -> None:
             progress.solved = True
             progress.solved_at = attempt.finished_at or timezone.now()
             progress.save(update_fields=["solved", "solved_at"])
+            # A newly solved exercise may raise a score an LMS is waiting for (LTI).
+            transaction.on_commit(lambda: _scores_changed(attempt))
+
+
+def _scores_changed(attempt: Attempt) -> None:
+    from webapp.lti.actions import scores_changed
+
+    scores_changed(attempt.student_id, attempt.exercise_id)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,19 @@ checker_factory: Callable[[], Any] = _default_checker
 coach_factory: Callable[[str], Any] = _default_coach
 
 
+def _with_verifier(coach: Any, header: str) -> Any:
+    """With LEANCOACH_VERIFY_HINTS=1, the compiler coach tries its concrete steps in Lean
+    (tutor/coach/verify.py) on the same pooled checker before offering them."""
+    from tutor.coach.compiler import CompilerCoach
+    from tutor.coach.verify import HintVerifier
+
+    if os.environ.get("LEANCOACH_VERIFY_HINTS", "") != "1" or not isinstance(coach, CompilerCoach):
+        return coach
+    checker = checker_factory()
+    coach.config = replace(coach.config, verifier=HintVerifier(lambda: checker.session(header)))
+    return coach
+
+
 def coach_source() -> str:
     return os.environ.get("LEANCOACH_COACH_SOURCE", "").strip() or DEFAULT_COACH_SOURCE
 
@@ -91,7 +104,12 @@ class CoachOutcome:
 
 
 def ask_coach(
-    statement: str, proof: str, header: str, result: CheckResult, reference_proof: str
+    statement: str,
+    proof: str,
+    header: str,
+    result: CheckResult,
+    reference_proof: str,
+    exercise_id: int | None = None,
 ) -> CoachOutcome:
     """The coach reads the statement and proof as one text (with the document's lines, so
     Lean's positions match); its suggestions are shifted back to proof lines."""
@@ -103,7 +121,9 @@ def ask_coach(
     header_lines = proof_offset(statement, header) - shift
     diagnostics = [replace(d, line=max(d.line - header_lines, 1)) for d in result.diagnostics]
     try:
-        coach = coach_factory(source)
+        from webapp.attempts.teaching import taught
+
+        coach = taught(_with_verifier(coach_factory(source), header), exercise_id)
         feedback = coach.advise(statement, document, diagnostics, reference_proof or None)
     except CoachUnavailable as exc:
         return CoachOutcome([], source, f"The coach ({source}) is unavailable: {exc}")

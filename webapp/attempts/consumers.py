@@ -16,14 +16,19 @@ CLOSE_FORBIDDEN = 4403
 
 
 @database_sync_to_async
-def _group_for(user: Any, attempt_pk: int) -> str | None:
-    attempt = visible_attempts(user).filter(pk=attempt_pk).first()
-    return attempt.group_name if attempt else None
+def _look_up(user: Any, attempt_pk: int) -> tuple[str | None, str | None]:
+    """The attempt's group if the user may watch it (else None), and, for a finished attempt,
+    its state rendered in the same trip to the database: nothing will change it any more, so
+    it may be read before joining the group."""
+    attempt = visible_attempts(user).defer("check_result").filter(pk=attempt_pk).first()
+    if attempt is None:
+        return None, None
+    return attempt.group_name, live.render_fragments(attempt) if attempt.is_finished else None
 
 
 @database_sync_to_async
 def _current_state(user: Any, attempt_pk: int) -> str:
-    return live.render_fragments(visible_attempts(user).get(pk=attempt_pk))
+    return live.render_fragments(visible_attempts(user).defer("check_result").get(pk=attempt_pk))
 
 
 class AttemptConsumer(AsyncWebsocketConsumer):
@@ -35,16 +40,17 @@ class AttemptConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         pk = int(self.scope["url_route"]["kwargs"]["pk"])
-        group = await _group_for(user, pk)
+        group, final_state = await _look_up(user, pk)
         if group is None:  # not yours, or no such attempt: the same answer for both
             await self.close(code=CLOSE_FORBIDDEN)
             return
         # Join first, then replay from the database: an update sent in between arrives after
-        # the replay, so nothing falls into a gap.
+        # the replay, so nothing falls into a gap. A finished attempt sends no more updates:
+        # its state, read with the access check, is already the one to replay.
         self.group = group
         await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        await self.send(text_data=await _current_state(user, pk))
+        await self.send(text_data=final_state or await _current_state(user, pk))
 
     async def disconnect(self, code: int) -> None:
         if self.group:

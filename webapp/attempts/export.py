@@ -18,6 +18,12 @@ Every `line` is a 1-based line of the attempt's `code` (statement + proof, no he
 the numbering Lean and the coach use; `proof_line` is the same line within the student's
 proof (0: about the statement / the proof as a whole).
 Students appear only as opaque ids ("student-<pk>"); no names leave the app.
+Consent: attempts (and the feedback on them) are exported only when the student is in a class
+whose teacher turned "use for training" on and that class has the exercise's course
+(`consented_attempts`). Problems carry no personal data and are always exported. A deleted
+student's attempts are gone from the database, so from every later snapshot too.
+Feedback records have `trajectory_id: null` and an `attempt_id`: training groups an attempt's
+approved and edited suggestions into one feedback (training.continual.read_snapshot).
 `valid` is null when Lean could not check (never read as "wrong").
 """
 
@@ -30,10 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from tutor.coach.types import Feedback, SuggestionKind
 from tutor.coach.types import Suggestion as CoachSuggestion
+from webapp.accounts.models import Classroom
+from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, CuratedFeedback
 from webapp.courses.models import Exercise
 
@@ -151,18 +160,36 @@ def trajectory_records() -> Iterator[dict[str, Any]]:
         }
 
 
+def consented_attempts() -> QuerySet[Attempt]:
+    """Attempts whose student is in a class, with the exercise's course, that allows training."""
+    consent = Classroom.objects.filter(
+        use_for_training=True,
+        students=OuterRef("student"),
+        courses=OuterRef("exercise__world__course"),
+    )
+    return Attempt.objects.filter(Exists(consent))
+
+
 def iter_snapshot() -> Iterator[dict[str, Any]]:
     """Every record but the meta line (write_snapshot adds it first, with the counts)."""
     exercises = Exercise.objects.select_related("world__course")
     for exercise in exercises.iterator():
         yield problem_record(exercise)
-    attempts = Attempt.objects.select_related("exercise__world__course").prefetch_related(
-        "diagnostics", "suggestions"
+    attempts = (
+        consented_attempts()
+        .select_related("exercise__world__course")
+        .prefetch_related("diagnostics", "suggestions")
     )
     for attempt in attempts.order_by("pk"):
         yield attempt_record(attempt)
     yield from trajectory_records()
-    curated = CuratedFeedback.objects.select_related("suggestion__attempt__exercise__world__course")
+    # Only verdicts their reviewer may give (webapp.attempts.access, the one rule), on attempts
+    # of classes that consented to training.
+    curated = (
+        exportable_feedback()
+        .filter(suggestion__attempt__in=consented_attempts().values("pk"))
+        .select_related("suggestion__attempt__exercise__world__course")
+    )
     for row in curated.order_by("pk"):
         yield feedback_record(row)
 

@@ -9,16 +9,24 @@ The html is a set of elements with ids; htmx's ws extension swaps them in by id 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
+from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
+from webapp.core.layer import group_send
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
+
+# The feedback panel is re-sent on every push and poll: a long proof shows its lines with
+# messages (and a little context) in full and folds the quiet stretches in between.
+MAX_FULL_LINES = 200  # up to this many proof lines, every line is shown
+CONTEXT_LINES = 2  # quiet lines kept around each line with a message
+LEADING_LINES = 10  # the proof's first lines are always shown
+MAX_MARKED_LINES = 100  # lines with messages shown; the rest are counted
 
 
 @dataclass
@@ -32,6 +40,11 @@ class AnnotatedLine:
     diagnostics: list[LineDiagnostic] = field(default_factory=list)
     suggestions: list[Suggestion] = field(default_factory=list)
     is_statement: bool = False
+    is_gap = False
+
+    @property
+    def has_messages(self) -> bool:
+        return bool(self.diagnostics or self.suggestions)
 
     @property
     def marker(self) -> str:
@@ -42,10 +55,15 @@ class AnnotatedLine:
         return ""
 
 
-def annotate(attempt: Attempt) -> tuple[list[AnnotatedLine], list[AnnotatedLine]]:
+def annotate(
+    attempt: Attempt,
+    diagnostics: list[LineDiagnostic] | None = None,
+    suggestions: list[Suggestion] | None = None,
+) -> tuple[list[AnnotatedLine], list[AnnotatedLine]]:
     """The statement's rows (read-only) and the proof's rows, with their messages. Messages
     about the proof as a whole (proof line 0, e.g. unsolved goals at `by`) sit on the
-    statement's last row, where Lean puts them."""
+    statement's last row, where Lean puts them. `diagnostics` and `suggestions` (from
+    _with_shown_reviews) when the caller has read them already."""
     statement = attempt.exercise.statement_text.split("\n")
     shift = len(statement)
     head = [
@@ -54,11 +72,34 @@ def annotate(attempt: Attempt) -> tuple[list[AnnotatedLine], list[AnnotatedLine]
     lines = [
         AnnotatedLine(i, text, shift + i) for i, text in enumerate(attempt.proof_lines(), start=1)
     ]
-    for diagnostic in attempt.diagnostics.all():
+    if diagnostics is None:
+        diagnostics = list(attempt.diagnostics.all())
+    if suggestions is None:
+        suggestions = _with_shown_reviews(attempt)
+    for diagnostic in diagnostics:
         _line_for(lines, head[-1], diagnostic.line).diagnostics.append(diagnostic)
-    for suggestion in attempt.suggestions.all():
+    for suggestion in suggestions:
         _line_for(lines, head[-1], suggestion.line).suggestions.append(suggestion)
     return head, lines
+
+
+def _with_shown_reviews(attempt: Attempt) -> list[Suggestion]:
+    """The suggestions, each with `shown_review`: its teacher review when the reviewer may
+    review it (the one access rule, as the export applies it), else "pending". A verdict
+    stored by a teacher outside the rule never shows as "edited by your teacher" nor hides
+    the coach's text."""
+    suggestions = list(attempt.suggestions.select_related("curated"))
+    reviewed = [s.pk for s in suggestions if s.review != Suggestion.Review.PENDING]
+    allowed: set[int] = set()
+    if reviewed:
+        rows = exportable_feedback().filter(suggestion_id__in=reviewed)
+        allowed = set(rows.values_list("suggestion_id", flat=True))
+    for suggestion in suggestions:
+        allowed_review = suggestion.pk in allowed
+        suggestion.shown_review = (  # type: ignore[attr-defined]
+            suggestion.review if allowed_review else Suggestion.Review.PENDING
+        )
+    return suggestions
 
 
 def _line_for(lines: list[AnnotatedLine], whole: AnnotatedLine, number: int) -> AnnotatedLine:
@@ -68,9 +109,125 @@ def _line_for(lines: list[AnnotatedLine], whole: AnnotatedLine, number: int) -> 
     return lines[-1] if number > len(lines) and lines else whole
 
 
-def attempt_context(attempt: Attempt) -> dict[str, Any]:
-    head, lines = annotate(attempt)
-    return {"attempt": attempt, "head": head, "lines": lines}
+@dataclass
+class Gap:
+    """Folded proof lines without messages (`first`..`last`, proof numbering), or, with
+    `hidden_marked`, lines with messages past MAX_MARKED_LINES."""
+
+    first: int
+    last: int
+    hidden_marked: int = 0
+    is_gap = True
+
+    @property
+    def count(self) -> int:
+        return self.last - self.first + 1
+
+
+def visible_rows(lines: list[AnnotatedLine]) -> list[AnnotatedLine | Gap]:
+    """Every line of a short proof; for a long one, the first lines, each line with messages
+    (at most MAX_MARKED_LINES) with CONTEXT_LINES around it, and gaps for the rest."""
+    if len(lines) <= MAX_FULL_LINES:
+        return list(lines)
+    marked = [i for i, line in enumerate(lines) if line.has_messages]
+    keep = set(range(min(LEADING_LINES, len(lines))))
+    for i in marked[:MAX_MARKED_LINES]:
+        keep.update(range(max(i - CONTEXT_LINES, 0), min(i + CONTEXT_LINES + 1, len(lines))))
+    rows: list[AnnotatedLine | Gap] = []
+    for i, line in enumerate(lines):
+        if i in keep:
+            rows.append(line)
+        elif rows and isinstance(rows[-1], Gap):
+            rows[-1].last = line.number
+        else:
+            rows.append(Gap(line.number, line.number))
+    hidden = len(marked) - MAX_MARKED_LINES
+    if hidden > 0:
+        rows.append(Gap(0, -1, hidden_marked=hidden))
+    return rows
+
+
+def editor_data(
+    attempt: Attempt,
+    diagnostics: list[LineDiagnostic] | None = None,
+    suggestions: list[Suggestion] | None = None,
+) -> dict[str, Any]:
+    """What the browser editor draws (underlines, tooltips, goal view), in the editor's lines:
+    statement + proof, the numbering of the panel and the coach. Columns stay Lean's
+    codepoints; the browser converts them to its UTF-16 offsets. Proof line 0 (the proof as a
+    whole) is the statement's last line, where its `by` is."""
+    shift = attempt.statement_line_count
+    if diagnostics is None:
+        diagnostics = list(attempt.diagnostics.all())
+    if suggestions is None:
+        suggestions = _with_shown_reviews(attempt)
+
+    def line(proof_line: int | None) -> int:
+        return shift + max(proof_line or 0, 0)
+
+    marks = [
+        {
+            "line": line(d.line),
+            "column": d.column,
+            "end_line": line(d.end_line) if d.end_line is not None else line(d.line),
+            "end_column": d.end_column if d.end_line is not None else None,
+            "severity": d.severity,
+            "kind": d.kind,
+            "message": d.goal if d.kind == "sorry_goal" else d.message,
+            "goal": d.goal,
+        }
+        for d in diagnostics
+    ]
+    shown = [
+        {"line": line(s.line), "text": _shown_text(s)}
+        for s in suggestions  # _with_shown_reviews: the one access rule, as the panel applies it
+        if s.shown_review != Suggestion.Review.REJECTED  # type: ignore[attr-defined]
+    ]
+    tactics = [
+        {
+            "line": line(t["line"]),
+            "column": t["column"],
+            "end_line": line(t["end_line"]),
+            "end_column": t["end_column"],
+            "tactic": t["tactic"],
+            "before": t["goals_before"],
+            "after": t.get("goals_after"),
+        }
+        for t in attempt.tactics or []
+    ]
+    return {
+        "attempt": attempt.pk,
+        "status": attempt.status,
+        "valid": attempt.valid,
+        "diagnostics": marks,  # no proof text: the editor has it (a long proof stays small)
+        "suggestions": shown,
+        "tactics": tactics,
+    }
+
+
+def _shown_text(suggestion: Suggestion) -> str:
+    curated = getattr(suggestion, "curated", None)
+    shown = getattr(suggestion, "shown_review", suggestion.review)
+    if shown == Suggestion.Review.EDITED and curated is not None:
+        return curated.text
+    return suggestion.text
+
+
+def attempt_context(attempt: Attempt, *, just_created: bool = False) -> dict[str, Any]:
+    """`just_created`: the attempt this request made, as the request saw it (queued, no
+    messages yet): nothing to read."""
+    # Read once, used by both the panel and the editor's data.
+    diagnostics = [] if just_created else list(attempt.diagnostics.all())
+    suggestions = [] if just_created else _with_shown_reviews(attempt)
+    head, lines = annotate(attempt, diagnostics, suggestions)
+    data = json.dumps(editor_data(attempt, diagnostics, suggestions), ensure_ascii=False)
+    return {
+        "attempt": attempt,
+        "head": head,
+        "lines": lines,
+        "editor_json": data,
+        "rows": visible_rows(lines),
+    }
 
 
 def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) -> str:
@@ -81,10 +238,5 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
 
 def push(attempt: Attempt) -> None:
     """Send the current fragments to everyone watching; the final message once finished."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
     message_type = "attempt.finished" if attempt.is_finished else "attempt.update"
-    async_to_sync(layer.group_send)(
-        attempt.group_name, {"type": message_type, "html": render_fragments(attempt)}
-    )
+    group_send(attempt.group_name, {"type": message_type, "html": render_fragments(attempt)})

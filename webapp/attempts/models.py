@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 MAX_PROOF_CHARS = 20_000  # a proof longer than this is almost surely a paste accident
 
@@ -19,8 +20,11 @@ class Attempt(models.Model):
         DONE = "done", "Done"
         UNAVAILABLE = "unavailable", "Lean unavailable"
         FAILED = "failed", "Could not check"
+        # Replaced by a newer submission of the same student and exercise before it was checked.
+        SUPERSEDED = "superseded", "Superseded"
 
-    FINISHED = (Status.DONE, Status.UNAVAILABLE, Status.FAILED)
+    FINISHED = (Status.DONE, Status.UNAVAILABLE, Status.FAILED, Status.SUPERSEDED)
+    UNFINISHED = (Status.QUEUED, Status.CHECKING, Status.COACHING)
 
     student = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
@@ -34,14 +38,26 @@ class Attempt(models.Model):
     valid = models.BooleanField(null=True, default=None)
     status_detail = models.TextField(blank=True)  # e.g. "Lean unavailable: <reason>"
     check_result = models.JSONField(null=True, blank=True)  # CheckResult.to_dict()
+    # The goal view: TacticStep dicts, lines shifted to proof lines like LineDiagnostic.
+    tactics = models.JSONField(default=list, blank=True)
     coach_source = models.CharField(max_length=60, blank=True)
     coach_detail = models.TextField(blank=True)  # why the coach said nothing, if it did not
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Delivery bookkeeping for the sweeper: when the check was last put on the queue, how
+    # often the sweeper re-queued it (bounded), when a worker took it, and which task message
+    # took it (a redelivery of that message may run again; any other copy steps aside).
+    queued_at = models.DateTimeField(default=timezone.now)
+    requeues = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        indexes = [models.Index(fields=["student", "exercise", "-created_at"])]
+        indexes = [
+            models.Index(fields=["student", "exercise", "-created_at"]),
+            models.Index(fields=["status", "queued_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"attempt {self.pk} by {self.student_id} on {self.exercise_id}"
@@ -53,6 +69,14 @@ class Attempt(models.Model):
     @property
     def group_name(self) -> str:
         return f"attempt.{self.pk}"
+
+    @property
+    def poll_expired(self) -> bool:
+        """Unfinished past the page's deadline: the page stops polling and says so."""
+        if self.is_finished or self.created_at is None:
+            return False
+        age = (timezone.now() - self.created_at).total_seconds()
+        return age > settings.ATTEMPT_POLL_DEADLINE_S
 
     def proof_lines(self) -> list[str]:
         return self.proof.split("\n")
@@ -170,3 +194,31 @@ class Progress(models.Model):
 
     def __str__(self) -> str:
         return f"progress of {self.student_id} on {self.exercise_id}"
+
+
+class CoachSwitch(models.Model):
+    """A teacher's per-exercise override of the coach for one kind of Lean message.
+
+    Suggestions rejected twice for the same exercise and message kind stop being shown there
+    (tutor.coach.teaching); a row with enabled=True switches them back on, enabled=False
+    keeps them off. Reversible: the review page toggles `enabled`.
+    """
+
+    exercise = models.ForeignKey(
+        "courses.Exercise", on_delete=models.CASCADE, related_name="coach_switches"
+    )
+    kind = models.CharField(max_length=32)  # DiagnosticKind value
+    enabled = models.BooleanField(default=True)
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "kind"], name="one_coach_switch_per_kind")
+        ]
+
+    def __str__(self) -> str:
+        state = "on" if self.enabled else "off"
+        return f"coach {state} for {self.kind} on exercise {self.exercise_id}"

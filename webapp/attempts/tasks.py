@@ -4,22 +4,42 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
-from django.db import transaction
+from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from webapp.attempts import checking, live
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
+from webapp.core import metrics
 
 log = logging.getLogger(__name__)
 
 SORRY_GOAL = "sorry_goal"
 
 
-@shared_task(name="lean.check_attempt")
-def check_attempt(attempt_pk: int) -> str:
+# A dropped database connection (server restart, failover) is retried this often, a second
+# apart, before the attempt is left to the sweeper.
+DB_RETRIES = 3
+
+
+@shared_task(name="lean.check_attempt", bind=True, max_retries=DB_RETRIES)
+def check_attempt(self: Task, attempt_pk: int) -> str:
     """Returns the attempt's final status (handy in tests and the worker log)."""
+    try:
+        return _check_once(attempt_pk, str(self.request.id or ""))
+    except (OperationalError, InterfaceError) as exc:
+        # The connection died under us: a fresh one on the retry (same task id, so the claim
+        # below still holds). Celery closes connections around each task, not within one.
+        log.warning("database connection lost while checking attempt %s: %s", attempt_pk, exc)
+        connection.close()
+        if self.request.called_directly or self.request.retries >= DB_RETRIES:
+            raise  # the sweeper re-queues or ends the attempt past its deadline
+        raise self.retry(exc=exc, countdown=1) from exc
+
+
+def _check_once(attempt_pk: int, message: str) -> str:
     attempt = _fetch(attempt_pk)
     if attempt is None:
         log.warning("attempt %s vanished before it was checked", attempt_pk)
@@ -27,32 +47,62 @@ def check_attempt(attempt_pk: int) -> str:
     if attempt.is_finished:  # a redelivered task (acks_late): just replay the end state
         live.push(attempt)
         return attempt.status
+    if not _claim(attempt, message):
+        if attempt.is_finished:
+            live.push(attempt)
+            return attempt.status
+        log.info("attempt %s is taken by task %r; copy %r steps aside", attempt_pk,
+                 attempt.claimed_by, message)  # fmt: skip
+        return "duplicate"
     try:
         return _check_and_coach(attempt)
+    except SoftTimeLimitExceeded:
+        log.warning("checking attempt %s ran past the lean queue's time limit", attempt_pk)
+        return _finish(
+            attempt, Attempt.Status.FAILED, "Could not check: the check ran past its time limit."
+        )
+    except (OperationalError, InterfaceError):
+        raise  # retried by the task with a new connection
     except Exception as exc:
         # Never leave the page waiting: end in an honest "could not check" state.
         log.exception("checking attempt %s failed", attempt_pk)
         return _finish(attempt, Attempt.Status.FAILED, f"Could not check: internal error ({exc})")
 
 
+def _claim(attempt: Attempt, message: str) -> bool:
+    """Take a queued attempt for this task message. The same message may take it again (a
+    redelivery after its worker was lost, or a retry); another copy of the check (the sweeper
+    re-queued it while the first message was still on the queue) steps aside."""
+    took = Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(
+        status=Attempt.Status.CHECKING, started_at=timezone.now(), claimed_by=message
+    )
+    attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
+    if took:
+        live.push(attempt)
+        return True
+    return not attempt.is_finished and attempt.claimed_by == message
+
+
 def _check_and_coach(attempt: Attempt) -> str:
     exercise = attempt.exercise
-    _set_status(attempt, Attempt.Status.CHECKING)
     outcome = checking.run_check(exercise.formal_statement, attempt.proof, exercise.header)
     if outcome.unavailable or outcome.result is None:
         return _finish(attempt, Attempt.Status.UNAVAILABLE, outcome.unavailable or "")
-    _store_check(
-        attempt, outcome, checking.proof_offset(exercise.formal_statement, exercise.header)
-    )
+    # Lean's messages and the next status in one write and one push (the page shows the
+    # messages while the coach works): a failed check's end state follows at once instead.
+    next_status = None if outcome.failure else Attempt.Status.COACHING
+    offset = checking.proof_offset(exercise.formal_statement, exercise.header)
+    _store_check(attempt, outcome, offset, next_status)
     if outcome.failure:
         return _finish(attempt, Attempt.Status.FAILED, outcome.failure)
-    _set_status(attempt, Attempt.Status.COACHING)
+    live.push(attempt)
     coach = checking.ask_coach(
         exercise.formal_statement,
         attempt.proof,
         exercise.header,
         outcome.result,
         exercise.reference_proof,
+        exercise_id=exercise.pk,
     )
     _store_suggestions(attempt, coach)
     return _finish(attempt, Attempt.Status.DONE, "")
@@ -68,14 +118,25 @@ def _set_status(attempt: Attempt, status: str) -> None:
     live.push(attempt)
 
 
-def _store_check(attempt: Attempt, outcome: checking.CheckOutcome, offset: int) -> None:
+def _store_check(
+    attempt: Attempt, outcome: checking.CheckOutcome, offset: int, status: str | None
+) -> None:
+    """Store Lean's answer (and `status`, when given); the caller pushes."""
     result = outcome.result
     assert result is not None
+    fields = ["check_result", "valid", "tactics"]
+    if status is not None:
+        attempt.status = status
+        fields.append("status")
     with transaction.atomic():
         attempt.check_result = result.to_dict()
         # A verdict only when Lean really checked: could-not-check leaves valid as None.
         attempt.valid = None if outcome.failure else result.valid
-        attempt.save(update_fields=["check_result", "valid"])
+        attempt.tactics = [
+            {**t.to_dict(), "line": t.line - offset, "end_line": t.end_line - offset}
+            for t in result.tactics
+        ]
+        attempt.save(update_fields=fields)
         attempt.diagnostics.all().delete()
         rows = [
             _diagnostic_row(attempt, checking.to_proof_lines(d, offset)) for d in result.diagnostics
@@ -94,7 +155,6 @@ def _store_check(attempt: Attempt, outcome: checking.CheckOutcome, offset: int) 
             for s in result.sorries
         ]
         LineDiagnostic.objects.bulk_create(rows)
-    live.push(attempt)
 
 
 def _diagnostic_row(attempt: Attempt, d: checking.Diagnostic) -> LineDiagnostic:
@@ -128,6 +188,15 @@ def _finish(attempt: Attempt, status: str, detail: str) -> str:
     attempt.status_detail = detail
     attempt.finished_at = timezone.now()
     attempt.save(update_fields=["status", "status_detail", "finished_at"])
+    metrics.record_check(attempt)
     do_record_solved(attempt)
     live.push(attempt)
     return status
+
+
+@shared_task(name="lean.sweep_stale")
+def sweep_stale() -> dict[str, int]:
+    """Celery beat runs this every SWEEP_EVERY_S: ends what no worker will finish."""
+    from webapp.attempts.sweeper import sweep
+
+    return sweep()

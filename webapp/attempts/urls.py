@@ -2,12 +2,18 @@ from __future__ import annotations
 
 from django.urls import path
 
-from webapp.attempts import views
+from webapp.attempts import teaching_views, views
 
 app_name = "attempts"
 urlpatterns = [
     path("submit/<int:exercise_pk>/", views.submit_attempt, name="submit"),
     path("review/", views.review_queue, name="review"),
+    path("review/coach/", teaching_views.coach_switches_page, name="coach_switches"),
+    path(
+        "review/coach/<int:exercise_pk>/",
+        teaching_views.set_coach_switch,
+        name="set_coach_switch",
+    ),
     path("suggestions/<int:pk>/review/", views.review_suggestion, name="review_suggestion"),
     path("<int:pk>/", views.attempt_detail, name="detail"),
     path("<int:pk>/live/", views.attempt_live, name="live"),

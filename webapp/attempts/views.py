@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -17,17 +20,23 @@ from webapp.accounts.roles import is_admin, is_teacher
 from webapp.attempts import live
 from webapp.attempts.access import reviewable_suggestions, visible_attempts
 from webapp.attempts.actions import (
+    CheckInProgress,
     InvalidInput,
     ReviewInput,
     do_review_suggestion,
     do_submit_attempt,
 )
 from webapp.attempts.models import Attempt, Suggestion
+from webapp.core.limits import limit_message, over_limit
 from webapp.courses.access import visible_courses
 from webapp.courses.forms import ProofForm
-from webapp.courses.models import Exercise
+from webapp.courses.models import Exercise, HintOpening
+from webapp.provers.access import visible_runs
+from webapp.provers.models import HEAVY_RUN_FIELDS
 
 REVIEW_PAGE_SIZE = 50
+
+log = logging.getLogger(__name__)
 
 
 def _get_attempt_for_user(request: AuthedRequest, pk: int) -> Attempt | None:
@@ -88,14 +97,35 @@ def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
         return _submit_problem(
             request, None, proof, "This exercise is not in any of your courses.", 404
         )
+    if over_limit(request, "submit"):
+        return _submit_problem(request, exercise, proof, limit_message("submit"), 429)
     try:
         attempt = do_submit_attempt(request.user, exercise, proof)
+    except CheckInProgress as exc:
+        return _submit_problem(request, exercise, proof, str(exc), 409)
     except InvalidInput as exc:
         return _submit_problem(request, exercise, proof, str(exc), 400)
+    except DatabaseError as exc:
+        # The database went away mid-request (a restart): nothing was saved; say so.
+        # (Django drops the broken connection when the request ends; the next one reconnects.)
+        log.warning("submit of exercise %s hit a database error: %s", exercise_pk, exc)
+        message = (
+            "Could not save your proof: the database did not answer. Your text is still in "
+            "the editor: submit it again in a moment."
+        )
+        if not request.htmx:  # the full page would need the database again
+            return HttpResponse(message, status=503, content_type="text/plain")
+        return _submit_problem(request, exercise, proof, message, 503)
     if not request.htmx:
-        return redirect("courses:exercise", slug=exercise.world.course.slug, name=exercise.name)
-    history = visible_attempts(request.user).filter(student=request.user, exercise=exercise)[:20]
-    context = {**live.attempt_context(attempt), "history": history, "exercise": exercise}
+        return redirect(
+            exercise.get_absolute_url() or reverse("courses:course", args=[exercise.course.slug])
+        )
+    history = visible_attempts(request.user).filter(student=request.user, exercise=exercise)
+    context = {
+        **live.attempt_context(attempt, just_created=True),
+        "history": history.defer("check_result")[:20],  # the list shows no check details
+        "exercise": exercise,
+    }
     return render(request, "attempts/submitted.html", context)
 
 
@@ -105,7 +135,17 @@ def attempt_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     attempt = _get_attempt_for_user(request, pk)
     if attempt is None:
         return render(request, "courses/not_available.html", {"what": "this attempt"}, status=404)
-    return render(request, "attempts/attempt.html", live.attempt_context(attempt))
+    # The prover runs of the same student on the same exercise: her teachers see whether
+    # the prover was asked (the same rule as for the attempt).
+    runs = visible_runs(request.user).filter(user=attempt.student, exercise=attempt.exercise)
+    opened = HintOpening.objects.filter(student=attempt.student, exercise=attempt.exercise)
+    context = {
+        **live.attempt_context(attempt),
+        "prover_runs": runs.defer(*HEAVY_RUN_FIELDS)[:20],
+        "hints_opened": opened.count(),
+        "hints_total": len(attempt.exercise.hints or []),
+    }
+    return render(request, "attempts/attempt.html", context)
 
 
 @login_required

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from webapp.console import training_bridge
-from webapp.console.models import TrainingRun
+from webapp.console.models import LineageItem, RunLineage, TrainingRun
 
 logger = logging.getLogger(__name__)
 
@@ -57,3 +57,35 @@ def do_rollback_serving(user: Any) -> training_bridge.SlotChange:
     change = training_bridge.rollback(reason=f"rolled back by {user} from the console")
     logger.info("rollback by %s: %s", user, change.message)
     return change
+
+
+LINEAGE_KINDS = {
+    "attempts": LineageItem.Kind.ATTEMPT,
+    "reviews": LineageItem.Kind.REVIEW,
+    "trajectories": LineageItem.Kind.TRAJECTORY,
+    "students": LineageItem.Kind.STUDENT,
+}
+
+
+def do_record_run_lineage(
+    run: TrainingRun, lineage: dict[str, Any], gate: dict[str, Any], promoted: bool, reason: str
+) -> RunLineage:
+    """Index what a continual run used (ids from its lineage.json) and how its gate decided."""
+    with transaction.atomic():
+        record, _ = RunLineage.objects.update_or_create(
+            run=run,
+            defaults={
+                "counts": lineage.get("counts", {}),
+                "gate": gate,
+                "promoted": promoted,
+                "reason": reason,
+            },
+        )
+        record.items.all().delete()
+        LineageItem.objects.bulk_create(
+            LineageItem(lineage=record, kind=kind, ref=str(ref))
+            for key, kind in LINEAGE_KINDS.items()
+            for ref in lineage.get(key, [])
+        )
+    logger.info("run %s lineage: %s (promoted %s)", run.pk, record.counts, promoted)
+    return record

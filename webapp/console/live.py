@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
+
+from webapp.core.layer import group_send
 
 MESSAGE_TYPE = "live.html"
 
@@ -27,10 +27,7 @@ def render_fragments(template: str, names: list[str], context: dict[str, Any]) -
 
 def push(group: str, html: str, *, final: bool = False) -> None:
     """Send fragments to every browser watching `group` (synchronous code: tasks, actions)."""
-    layer = get_channel_layer()
-    if layer is None:  # no channel layer configured: nothing is watching
-        return
-    async_to_sync(layer.group_send)(group, {"type": MESSAGE_TYPE, "html": html, "final": final})
+    group_send(group, {"type": MESSAGE_TYPE, "html": html, "final": final})
 
 
 class LiveFragmentConsumer(AsyncWebsocketConsumer):

@@ -29,6 +29,7 @@ class TrainingRun(models.Model):
         GRPO = "GRPO", "GRPO"
         FD_GRPO = "FD-GRPO", "FD → GRPO"
         MIXED = "mixed", "mixed (FD + GRPO, weighted)"
+        CONTINUAL = "continual", "Continual distillation (classroom data, gated)"
 
     class Preset(models.TextChoices):
         TINY = "tiny", "tiny (CPU smoke run, seconds)"
@@ -130,3 +131,40 @@ class TrainingMetric(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id} step {self.step} ({self.stage})"
+
+
+class RunLineage(models.Model):
+    """What a continual-distillation run trained on (summary), and how its gate decided.
+    The full id lists are in the run folder's lineage.json; LineageItem rows index them."""
+
+    run = models.OneToOneField(TrainingRun, on_delete=models.CASCADE, related_name="lineage")
+    counts = models.JSONField(default=dict)
+    gate = models.JSONField(default=dict)
+    promoted = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"lineage of {self.run.run_name}"
+
+
+class LineageItem(models.Model):
+    """One snapshot id a run used ("attempt-12", "curated-3", "prover-run-5", "student-7").
+    Plain strings, not foreign keys: deleting a student must not erase the record that a past
+    run used their data."""
+
+    class Kind(models.TextChoices):
+        ATTEMPT = "attempt", "attempt"
+        REVIEW = "review", "review"
+        TRAJECTORY = "trajectory", "trajectory"
+        STUDENT = "student", "student"
+
+    lineage = models.ForeignKey(RunLineage, on_delete=models.CASCADE, related_name="items")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    ref = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "ref"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.ref}"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from webapp.console.charts import charts_for
+from webapp.console.lineage import lineage_context
 from webapp.console.models import TrainingRun
 
 
@@ -27,4 +28,5 @@ def run_context(run: TrainingRun) -> dict[str, Any]:
         "latest": {k: v for k, v in latest.items() if k != "time"},
         "n_records": len(rows),
         "plots": plot_names(run),
+        "lineage": lineage_context(run),
     }

@@ -9,10 +9,12 @@ final message, and marks the run failed with the error when anything raises.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -26,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 RUN_TEMPLATE = "console/run.html"
 LIVE_PARTS = ["status", "charts"]
-FINAL_PARTS = ["status", "charts", "plots"]
+FINAL_PARTS = ["status", "charts", "plots", "lineage"]
 
 
 def push_run_state(pk: int, *, final: bool = False) -> None:
@@ -92,10 +94,27 @@ def _train(run: TrainingRun, directory: Path) -> training_bridge.TrainingOutcome
     _, with_proof = training_bridge.export_problems(run, problems)
     config = training_bridge.build_config(run, problems)
     stage = training_bridge.stage_for(run)
+    if stage == "continual":
+        return _continual(run, directory, config)
     if stage == "sft":
         _mark(run, steps=training_bridge.expected_sft_steps(config, with_proof))
     stop_flag = training_bridge.new_stop_flag()
     return training_bridge.train(stage, config, _metrics_callback(run, stop_flag), stop_flag)
+
+
+def _continual(run: TrainingRun, directory: Path, config: Any) -> training_bridge.TrainingOutcome:
+    """Export the consented classroom data, train on it, gate, and record the lineage."""
+    from webapp.attempts.export import export_training_snapshot
+    from webapp.console.actions import do_record_run_lineage
+
+    snapshot = directory / "snapshot.jsonl"
+    export_training_snapshot(snapshot)
+    stop_flag = training_bridge.new_stop_flag()
+    outcome = training_bridge.continual(
+        snapshot, config, _metrics_callback(run, stop_flag), stop_flag
+    )
+    do_record_run_lineage(run, outcome.lineage, outcome.gate, outcome.promoted, outcome.reason)
+    return outcome
 
 
 def _plots_quietly(directory: Path) -> None:
@@ -103,6 +122,58 @@ def _plots_quietly(directory: Path) -> None:
         training_bridge.write_plots(directory)
     except Exception:  # noqa: BLE001 - plots are a convenience; the charts still show metrics
         logger.exception("could not draw plots in %s", directory)
+
+
+@shared_task(name="train.prepare_default_model")
+def prepare_default_model(run_pk: int) -> str:
+    """The first-run fine-tune of the CPU default prover (webapp.console.default_model)."""
+    from training.default_model import (
+        DefaultModelConfig,
+        prepare_default_prover,
+        serve_if_unserved,
+        starter_problems,
+    )
+
+    run = TrainingRun.objects.filter(pk=run_pk).first()
+    if run is None or run.status != TrainingRun.Status.QUEUED:
+        return "missing" if run is None else run.status
+    _mark(run, status=TrainingRun.Status.RUNNING, started_at=timezone.now())
+    push_run_state(run.pk)
+
+    def on_progress(step: int, total: int, loss: float) -> None:
+        TrainingMetric.objects.create(run=run, step=step, stage="sft", values={"loss": loss})
+        TrainingRun.objects.filter(pk=run.pk).update(step=step, steps=max(total, 1))
+        push_run_state(run.pk)
+
+    try:
+        # Half the cores at most: the web answers students while this trains.
+        config = DefaultModelConfig(threads=max(1, (os.cpu_count() or 2) // 2))
+        path = prepare_default_prover(
+            starter_problems(), run.output_dir, config=config, on_progress=on_progress
+        )
+        result = serve_if_unserved(path, settings.CHECKPOINT_ROOT)
+    except Exception as exc:  # noqa: BLE001 - the job ends visibly, with its reason
+        logger.exception("preparing the default prover model failed")
+        run.refresh_from_db()
+        _mark(run, status=TrainingRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}",
+              finished_at=timezone.now())  # fmt: skip
+    else:
+        run.refresh_from_db()
+        served = str(result.serving.path) if result.serving is not None else str(path)
+        _mark(run, status=TrainingRun.Status.FINISHED, step=run.steps, checkpoint=served,
+              finished_at=timezone.now())  # fmt: skip
+    finally:
+        push_run_state(run.pk, final=True)
+    return run.status
+
+
+@shared_task(name="train.snapshot")
+def snapshot() -> str:
+    """The scheduled database + checkpoint-registry snapshot (webapp.core.snapshots). On the
+    `train` queue: its hosts mount the checkpoint registry."""
+    from webapp.core.snapshots import take_snapshot
+
+    return str(take_snapshot())
 
 
 @shared_task(name="train.continual_distill")

@@ -65,18 +65,17 @@ def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
         "world__order", "order", "pk"
     )
     target.parent.mkdir(parents=True, exist_ok=True)
+    held = held_out_names(run.course_id)
     count = with_proof = 0
-    with target.open("w", encoding="utf-8") as handle:
+    with (
+        target.open("w", encoding="utf-8") as handle,
+        eval_file(target).open("w", encoding="utf-8") as held_handle,
+    ):
         for exercise in exercises:
-            record = {
-                "name": exercise.name,
-                "split": exercise.split,
-                "informal_prefix": exercise.informal_prefix,
-                "formal_statement": exercise.formal_statement,
-                "goal": exercise.goal,
-                "header": exercise.header,
-                "reference_proof": exercise.reference_proof or None,
-            }
+            if exercise.name in held:
+                held_handle.write(json.dumps(problem_fields(exercise), ensure_ascii=False) + "\n")
+                continue
+            record = problem_fields(exercise)
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
             with_proof += bool(exercise.reference_proof.strip())
@@ -85,10 +84,50 @@ def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
     return count, with_proof
 
 
+def eval_file(problems: Path) -> Path:
+    """The held-out problems next to the training ones (the run's eval split)."""
+    return problems.with_name("held_out.jsonl")
+
+
+def held_out_names(course_id: int) -> set[str]:
+    """The course's held-out exercises: the same deterministic split continual distillation
+    gates on (training.classroom.held_out_ids), so no run trains on them."""
+    from training.classroom import held_out_ids
+    from tutor.prover.problem import Problem
+    from webapp.attempts.export import problem_id
+    from webapp.courses.models import Exercise
+
+    exercises = list(
+        Exercise.objects.filter(world__course_id=course_id).select_related("world__course")
+    )
+    problems = [Problem(id=problem_id(e), statement=e.formal_statement) for e in exercises]
+    held = held_out_ids(problems, EVAL_FRACTION)
+    return {e.name for e in exercises if problem_id(e) in held}
+
+
+def problem_fields(exercise: Any) -> dict[str, Any]:
+    return {
+        "name": exercise.name,
+        "split": exercise.split,
+        "informal_prefix": exercise.informal_prefix,
+        "formal_statement": exercise.formal_statement,
+        "goal": exercise.goal,
+        "header": exercise.header,
+        "reference_proof": exercise.reference_proof or None,
+    }
+
+
 def resolve_base_model(run: TrainingRun) -> str:
-    """The admin's choice, else the serving checkpoint; never a download."""
+    """The admin's choice, else the serving checkpoint; never a download. A GGUF choice (the
+    default "smollm2" included) is converted once to a safetensors base in the registry."""
     if run.base_model.strip():
-        return run.base_model.strip()
+        from training.default_model import safetensors_base
+        from tutor.prover.policy.models import ModelNotFound
+
+        try:
+            return str(safetensors_base(run.base_model.strip(), settings.CHECKPOINT_ROOT))
+        except ModelNotFound as exc:
+            raise TrainingUnavailable(str(exc)) from exc
     serving = registry().serving_path()
     if serving is None:
         raise TrainingUnavailable(
@@ -98,8 +137,10 @@ def resolve_base_model(run: TrainingRun) -> str:
     return str(serving)
 
 
+EVAL_FRACTION = 0.2  # training.config.ClassroomConfig.eval_fraction's default
 TINY_SFT_MAX_LENGTH = 2048
 TINY_MAX_PROBLEMS = 8
+TINY_HUMAN_TOKEN_SHARE = 0.9
 
 
 def build_config(run: TrainingRun, problems: Path) -> Config:
@@ -119,11 +160,19 @@ def build_config(run: TrainingRun, problems: Path) -> Config:
         data["training"]["pretrain"]["max_length"] = TINY_SFT_MAX_LENGTH
         # A smoke run: the first few problems of the set, not all of them.
         data["data"]["max_problems"] = TINY_MAX_PROBLEMS
+        # Tiny rollouts write ~24 tokens while a student's proof file is ~100: at the paper
+        # scale's 0.5 share no attempt would fit a step, so the tiny preset allows 0.9.
+        data["classroom"]["human_token_share"] = TINY_HUMAN_TOKEN_SHARE
     data["run"].update(name=run.run_name, output_dir=str(runs_root()))
     data["model"]["path"] = model
     data["data"]["train"] = str(problems)
+    held_out = eval_file(problems)
+    if held_out.is_file() and held_out.stat().st_size:
+        data["data"]["eval"] = str(held_out)  # every console run evaluates: best-by-eval exists
     reinforce = data["training"]["reinforce"]
-    reinforce.update(algorithm=run.algorithm, total_steps=run.steps)
+    # Continual distillation is FD steps (training.continual sets it too).
+    algorithm = "FD" if run.algorithm == run.Algorithm.CONTINUAL else run.algorithm
+    reinforce.update(algorithm=algorithm, total_steps=run.steps)
     # switch_step only matters for FD-GRPO; elsewhere keep it inside [0, steps] so the
     # config check passes whatever the form said.
     reinforce["switch_step"] = min(run.switch_step, run.steps)
@@ -142,6 +191,8 @@ def build_config(run: TrainingRun, problems: Path) -> Config:
 def stage_for(run: TrainingRun) -> str:
     from training.config import STAGE_FOR_ALGORITHM
 
+    if run.algorithm == run.Algorithm.CONTINUAL:
+        return "continual"
     return STAGE_FOR_ALGORITHM[run.algorithm]
 
 
@@ -177,6 +228,36 @@ def train(
         stopped=bool(result.stopped_early),
         checkpoint=str(checkpoint) if checkpoint else "",
         final_metrics=dict(result.final_metrics),
+    )
+
+
+@dataclass
+class ContinualOutcome(TrainingOutcome):
+    promoted: bool = False
+    reason: str = ""
+    gate: dict[str, Any] = field(default_factory=dict)
+    lineage: dict[str, Any] = field(default_factory=dict)
+
+
+def continual(
+    snapshot: Path,
+    config: Config,
+    on_metrics: Callable[[dict[str, Any]], None],
+    stop_flag: StopFlag,
+) -> ContinualOutcome:
+    """training.continual.continual_distill on a snapshot; the gate decides promotion."""
+    from training.continual import continual_distill
+
+    result = continual_distill(snapshot, config, callback=on_metrics, stop=stop_flag)
+    if result.error:
+        raise RuntimeError(result.error)
+    return ContinualOutcome(
+        stopped=bool(stop_flag.is_set()),
+        checkpoint=str(result.checkpoint) if result.checkpoint else "",
+        promoted=result.promoted,
+        reason=result.reason,
+        gate=result.gate,
+        lineage=result.lineage,
     )
 
 

@@ -22,7 +22,7 @@ from webapp.console import actions, monitoring, training_bridge
 from webapp.console.forms import LaunchForm, PromoteForm
 from webapp.console.models import TrainingRun
 from webapp.console.presenters import plot_names, run_context
-from webapp.core.health import system_status
+from webapp.core.health import cached_system_status
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -153,7 +153,7 @@ def status(request: HtmxHttpRequest) -> HttpResponse:
 @_admin_only
 @require_GET
 def status_fragment(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "console/status.html#components", {"health": system_status()})
+    return render(request, "console/status.html#components", {"health": cached_system_status()})
 
 
 @_admin_only

@@ -7,3 +7,9 @@ class CoreConfig(AppConfig):
     name = "webapp.core"
     label = "core"
     verbose_name = "LeanCoach core"
+
+    def ready(self) -> None:
+        # Celery task counts and run times for /metrics (they fire in worker processes only).
+        from webapp.core.metrics import connect_celery_signals
+
+        connect_celery_signals()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
@@ -74,7 +76,11 @@ def check_lean() -> Component:
     return Component(
         status.available,
         status.reason,
-        data={"sandboxed": status.sandboxed, "repl_command": status.repl_command},
+        data={
+            "sandboxed": status.sandboxed,
+            "repl_command": status.repl_command,
+            "limits": status.limits,  # rlimits, per-REPL cgroup or why not, seccomp
+        },
     )
 
 
@@ -99,6 +105,21 @@ def check_gpu() -> Component:
 def check_serving_model() -> Component:
     pointer = settings.CHECKPOINT_ROOT / "serving.json"
     if not pointer.exists():
+        from django.db import DatabaseError
+
+        from webapp.console.default_model import preparing_run
+
+        try:
+            run = preparing_run()
+        except DatabaseError:  # the database's own check says what is wrong with it
+            run = None
+        if run is not None:  # the first-run fine-tune, a background job on the `train` queue
+            return Component(
+                False,
+                f"preparing the default prover model, {run.progress_percent}% "
+                f"(training run {run.pk}, {run.status})",
+                data={"checkpoint": None, "preparing_percent": run.progress_percent},
+            )
         return Component(
             False,
             "no checkpoint promoted to serving yet; the prover uses its base model",
@@ -135,6 +156,36 @@ def system_status() -> dict[str, Any]:
     else:
         overall = "degraded"
     return {"status": overall, "components": {k: asdict(v) for k, v in components.items()}}
+
+
+# One answer serves every request for a few seconds: asking the workers takes about a second
+# (several with the broker down), and /healthz is polled by load balancers. Kept in this
+# process, not in Redis: it must work when Redis is the thing that is down.
+CACHE_SECONDS = 10.0
+_cache_lock = threading.Lock()
+_cached: tuple[float, dict[str, Any]] | None = None
+
+
+def cached_system_status(max_age_s: float = CACHE_SECONDS) -> dict[str, Any]:
+    """system_status(), at most `max_age_s` old; concurrent callers wait for one check."""
+    global _cached
+    with _cache_lock:
+        now = time.monotonic()
+        if _cached is None or now - _cached[0] > max_age_s:
+            _cached = (now, system_status())
+        return _cached[1]
+
+
+def clear_cache() -> None:
+    global _cached
+    with _cache_lock:
+        _cached = None
+
+
+def public_status(status: dict[str, Any]) -> dict[str, Any]:
+    """What anyone may read: the overall state only. Hosts, paths, sandbox, worker names
+    and the serving checkpoint are for admins (they help an attacker map the service)."""
+    return {"status": status["status"]}
 
 
 def _redacted(url: str) -> str:

@@ -5,7 +5,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from webapp.core.health import system_status
+from webapp.accounts.roles import is_admin
+from webapp.core import health
+from webapp.core.health import cached_system_status, public_status
 
 
 @require_GET
@@ -18,6 +20,21 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 @require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus metrics (webapp.core.metrics): staff, or the metrics bearer token."""
+    from webapp.core.metrics import metrics_view
+
+    return metrics_view(request)
+
+
+@never_cache
+@require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    status = system_status()
-    return JsonResponse(status, status=503 if status["status"] == "down" else 200)
+    """ok / degraded (200) or down (503) for everyone; every component's detail for admins
+    (roles.is_admin: the admins group or a superuser) and Django staff. `?fresh=1` lets an admin skip the
+    ~10 s cache."""
+    admin = is_admin(request.user) or bool(getattr(request.user, "is_staff", False))
+    fresh = admin and request.GET.get("fresh") == "1"
+    status = cached_system_status(max_age_s=0 if fresh else health.CACHE_SECONDS)
+    body = status if admin else public_status(status)
+    return JsonResponse(body, status=503 if status["status"] == "down" else 200)

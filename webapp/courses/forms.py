@@ -8,19 +8,23 @@ MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
 
 class ProofForm(forms.Form):
-    # Length is checked in do_submit_attempt with a message that says the text is kept;
-    # the form only refuses absurd bodies early.
+    # The page renders the field by hand; its `maxlength` comes from here (the browser stops
+    # at the limit and says so). do_submit_attempt checks again, with a message.
     proof = forms.CharField(
         strip=False,
         required=False,
-        max_length=MAX_PROOF_CHARS * 10,
+        max_length=MAX_PROOF_CHARS,
         widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "class": "lean-editor"}),
     )
 
 
 class ImportForm(forms.Form):
-    course_slug = forms.SlugField(label="Course slug", help_text="created if it does not exist")
-    course_title = forms.CharField(required=False, help_text="title for a new course")
+    course_slug = forms.SlugField(
+        label="Course slug", max_length=80, help_text="created if it does not exist"
+    )
+    course_title = forms.CharField(
+        required=False, max_length=200, help_text="title for a new course"
+    )
     file = forms.FileField(
         help_text="JSONL with the fields of miniF2F: name, formal_statement, ..."
     )

@@ -7,7 +7,20 @@ formal_statement, goal, header) so an import round-trips.
 
 from __future__ import annotations
 
+import re
+
+from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
+from django.urls import NoReverseMatch, reverse
+
+# An exercise's name is part of its web address (courses/<course>/<name>/).
+# Dots alone ("." / "..") are refused too: browsers read them as path steps.
+EXERCISE_NAME_RE = re.compile(r"^(?!\.+\Z)[\w.-]{1,200}\Z")
+validate_exercise_name = RegexValidator(
+    EXERCISE_NAME_RE,
+    "Use only letters, digits, '_', '.' and '-' (the name is part of the web address).",
+)
 
 
 class Course(models.Model):
@@ -44,7 +57,7 @@ class Exercise(models.Model):
 
     world = models.ForeignKey(World, on_delete=models.CASCADE, related_name="exercises")
     order = models.PositiveIntegerField(default=0)
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[validate_exercise_name])
     title = models.CharField(max_length=200, blank=True)
     split = models.CharField(max_length=40, blank=True)
     informal_prefix = models.TextField(blank=True)
@@ -52,6 +65,13 @@ class Exercise(models.Model):
     goal = models.TextField(blank=True)
     header = models.TextField(blank=True)
     reference_proof = models.TextField(blank=True)
+    # The lesson around the exercise: a short Markdown introduction, the tactics and lemmas
+    # it introduces (the inventory grows along a world), and up to MAX_HINTS hints.
+    intro = models.TextField(blank=True)
+    unlocks = models.JSONField(default=list, blank=True)
+    hints = models.JSONField(default=list, blank=True)
+
+    MAX_HINTS = 3
 
     class Meta:
         ordering = ["world__order", "order", "pk"]
@@ -61,6 +81,17 @@ class Exercise(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str | None:
+        """The exercise page, or None for a name no address can carry (stored before names
+        were checked, or written to the database directly): the page then lists it unlinked
+        instead of failing for every student."""
+        if not EXERCISE_NAME_RE.fullmatch(self.name):
+            return None
+        try:
+            return reverse("courses:exercise", args=[self.world.course.slug, self.name])
+        except NoReverseMatch:
+            return None
 
     @property
     def course(self) -> Course:
@@ -73,3 +104,25 @@ class Exercise(models.Model):
     @property
     def display_title(self) -> str:
         return self.title or self.name.replace("_", " ")
+
+
+class HintOpening(models.Model):
+    """A student opened hint `index` (0-based) of an exercise; teachers see how many."""
+
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_openings"
+    )
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="hint_openings")
+    index = models.PositiveSmallIntegerField()
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["student", "exercise", "index"], name="hint_opened_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"hint {self.index + 1} of {self.exercise_id} opened by {self.student_id}"

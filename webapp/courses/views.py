@@ -6,17 +6,28 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from webapp.accounts.http import AuthedRequest
 from webapp.accounts.roles import is_admin
 from webapp.attempts import live
 from webapp.attempts.access import visible_attempts
+from webapp.attempts.models import Attempt
 from webapp.courses.access import visible_courses
 from webapp.courses.forms import ImportForm, ProofForm
 from webapp.courses.importing import import_records, parse_jsonl
+from webapp.courses.lessons import (
+    HintRefused,
+    do_open_hint,
+    hint_state,
+    inventory,
+    render_markdown,
+    world_map,
+)
 from webapp.courses.models import Course, Exercise
 from webapp.courses.progress import course_progress, progress_by_exercise
+from webapp.provers.access import visible_runs
+from webapp.provers.models import HEAVY_RUN_FIELDS
 
 
 def _not_available(request: AuthedRequest, what: str) -> HttpResponse:
@@ -29,12 +40,14 @@ def _get_course_for_user(request: AuthedRequest, slug: str) -> Course | None:
 
 
 def _get_exercise_for_user(request: AuthedRequest, slug: str, name: str) -> Exercise | None:
-    course = _get_course_for_user(request, slug)
-    if course is None:
-        return None
+    # One query: the access rule (visible_courses) as a subquery of the exercise's lookup.
     return (
         Exercise.objects.select_related("world__course")
-        .filter(world__course=course, name=name)
+        .filter(
+            world__course__in=visible_courses(request.user).values("pk"),
+            world__course__slug=slug,
+            name=name,
+        )
         .first()
     )
 
@@ -46,14 +59,11 @@ def course_detail(request: AuthedRequest, slug: str) -> HttpResponse:
     if course is None:
         return _not_available(request, f"the course “{slug}”")
     progress = progress_by_exercise(request.user, course)
-    worlds = [
-        (world, [(exercise, progress.get(exercise.pk)) for exercise in world.exercises.all()])
-        for world in course.worlds.prefetch_related("exercises")
-    ]
-    summary = course_progress(request.user, course)
-    return render(
-        request, "courses/course.html", {"course": course, "worlds": worlds, "summary": summary}
-    )
+    worlds = world_map(course, progress)
+    total = sum(len(world.levels) for world in worlds)
+    summary = course_progress(request.user, course, progress, total)
+    context = {"course": course, "worlds": worlds, "summary": summary}
+    return render(request, "courses/course.html", context)
 
 
 @login_required
@@ -62,13 +72,75 @@ def exercise_detail(request: AuthedRequest, slug: str, name: str) -> HttpRespons
     exercise = _get_exercise_for_user(request, slug, name)
     if exercise is None:
         return _not_available(request, f"the exercise “{name}” in “{slug}”")
-    history = visible_attempts(request.user).filter(student=request.user, exercise=exercise)[:20]
+    history = _history(request, exercise)
     latest = history[0] if history else None
     form = ProofForm(initial={"proof": latest.proof if latest else ""})
-    context = {"exercise": exercise, "form": form, "history": history}
+    mine = visible_runs(request.user).select_related(None)
+    runs = _on_this_page(
+        list(mine.filter(user=request.user, exercise=exercise).defer(*HEAVY_RUN_FIELDS)[:20]),
+        request,
+        exercise,
+        owner="user",
+    )
+    context = {
+        "exercise": exercise,
+        "form": form,
+        "history": history,
+        "prover_runs": runs,
+        **_lesson(request, exercise),
+    }
     if latest:
         context.update(live.attempt_context(latest))
     return render(request, "courses/exercise.html", context)
+
+
+def _history(request: AuthedRequest, exercise: Exercise) -> list[Attempt]:
+    """Her last 20 attempts here, newest first, without Lean's raw answer (no page shows it;
+    a long proof's JSON is most of a row)."""
+    mine = visible_attempts(request.user).select_related(None)
+    attempts = list(mine.filter(student=request.user, exercise=exercise).defer("check_result")[:20])
+    return _on_this_page(attempts, request, exercise, owner="student")
+
+
+def _on_this_page(rows: list, request: AuthedRequest, exercise: Exercise, owner: str) -> list:
+    """Rows of this exercise by this user, given the objects the page already holds instead of
+    joining them in again for every row (the joins' SQL compilation cost more than the rows)."""
+    for row in rows:
+        row.exercise = exercise
+        setattr(row, owner, request.user)
+    return rows
+
+
+def _lesson(request: AuthedRequest, exercise: Exercise) -> dict:
+    return {
+        "intro_html": render_markdown(exercise.intro) if exercise.intro else "",
+        "inventory": inventory(exercise),
+        "hints": hint_state(request.user, exercise),
+    }
+
+
+@login_required
+@require_POST
+def open_hint(request: AuthedRequest, slug: str, name: str, index: int) -> HttpResponse:
+    """Open the next hint (recorded: teachers see how many hints a student needed)."""
+    exercise = _get_exercise_for_user(request, slug, name)
+    if exercise is None:
+        return _not_available(request, f"the exercise “{name}” in “{slug}”")
+    error = ""
+    try:
+        do_open_hint(request.user, exercise, index)
+    except HintRefused as exc:
+        error = str(exc)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect("courses:exercise", slug=slug, name=name)
+    context = {
+        "exercise": exercise,
+        "hints": hint_state(request.user, exercise),
+        "hint_error": error,
+    }
+    return render(request, "courses/exercise.html#hints", context)
 
 
 @login_required

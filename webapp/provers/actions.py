@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
+from webapp.console.default_model import preparing_message
 from webapp.provers.models import ProverRun
+
+logger = logging.getLogger(__name__)
 
 
 class ProverRunRefused(Exception):
     """The request was not taken; the message tells the user why (nothing was lost)."""
 
 
-def do_request_prover_run(user: Any, exercise: Any, mode: str) -> ProverRun:
+def do_request_prover_run(
+    user: Any, exercise: Any, mode: str, algorithm: str = ProverRun.Algorithm.MCTS
+) -> ProverRun:
     from webapp.provers.tasks import run_prover
 
     if mode not in ProverRun.Mode.values:
         raise ProverRunRefused(f"Unknown prover mode {mode!r}: choose agent or search.")
+    if mode == ProverRun.Mode.SEARCH and algorithm not in ProverRun.Algorithm.values:
+        raise ProverRunRefused(f"Unknown search {algorithm!r}: choose mcts or best_first.")
+    from webapp.attempts.sweeper import sweep_prover_runs
+
+    # A run whose worker died must not block this user forever: end stale ones first.
+    sweep_prover_runs(ProverRun.objects.filter(user=user), requeue=False)
+    preparing = preparing_message()
+    if preparing:
+        raise ProverRunRefused(f"{preparing}: ask again once the prover's model serves.")
     with transaction.atomic():
         active = ProverRun.objects.select_for_update().filter(
             user=user, status__in=ProverRun.ACTIVE
@@ -28,25 +44,85 @@ def do_request_prover_run(user: Any, exercise: Any, mode: str) -> ProverRun:
             raise ProverRunRefused(
                 "You already have a prover run going; wait for it or cancel it first."
             )
-        run = ProverRun.objects.create(user=user, exercise=exercise, mode=mode)
+        run = ProverRun.objects.create(
+            user=user,
+            exercise=exercise,
+            mode=mode,
+            algorithm=algorithm if mode == ProverRun.Mode.SEARCH else "",
+        )
         run_prover.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # celery-types lags
     return run
 
 
 def do_cancel_prover_run(run: ProverRun) -> ProverRun:
-    """A queued run is cancelled at once; a running one stops at its next check."""
+    """A queued run is cancelled at once; a running one stops at its next check. Cancelling
+    again while the first request is pending ends the run here: its worker may have died."""
     from webapp.provers.tasks import push_prover_state
 
     with transaction.atomic():
         run = ProverRun.objects.select_for_update().get(pk=run.pk)
         if not run.is_active:
             return run
+        final = run.status == ProverRun.Status.QUEUED or run.cancel_requested
+        if run.status == ProverRun.Status.RUNNING and run.cancel_requested:
+            run.error = "Stopped here: the prover's worker did not answer the first cancel."
         run.cancel_requested = True
-        final = run.status == ProverRun.Status.QUEUED
         if final:
             run.status = ProverRun.Status.CANCELLED
             run.finished_at = timezone.now()
-        run.save(update_fields=["cancel_requested", "status", "finished_at"])
+        run.save(update_fields=["cancel_requested", "status", "finished_at", "error"])
         pk = run.pk
         transaction.on_commit(lambda: push_prover_state(pk, final=final))
     return run
+
+
+def do_end_stale_prover_run(run: ProverRun, reason: str) -> int:
+    """End a run no worker will finish (failed, or cancelled if that was asked), with the
+    reason shown; 0 when it ended meanwhile."""
+    from webapp.provers.tasks import push_prover_state
+
+    status = ProverRun.Status.CANCELLED if run.cancel_requested else ProverRun.Status.FAILED
+    ended = ProverRun.objects.filter(pk=run.pk, status__in=ProverRun.ACTIVE).update(
+        status=status, error=reason, finished_at=timezone.now()
+    )
+    if ended:
+        try:
+            push_prover_state(run.pk, final=True)
+        except Exception:  # noqa: BLE001 - the page shows the stored state on reload
+            logger.warning("could not push the end of prover run %s", run.pk)
+    return ended
+
+
+def do_requeue_prover_run(run: ProverRun) -> int:
+    """Put a run that no worker took or finished back on the queue (the sweeper, up to
+    PROVER_MAX_REQUEUES times), from a clean slate; 0 when it moved on meanwhile or the
+    broker could not take it (then the run ends with that reason)."""
+    from webapp.provers.tasks import push_prover_state, run_prover
+
+    with transaction.atomic():
+        moved = ProverRun.objects.filter(
+            pk=run.pk, status=run.status, requeues=run.requeues, cancel_requested=False
+        ).update(
+            status=ProverRun.Status.QUEUED,
+            queued_at=timezone.now(),
+            requeues=F("requeues") + 1,
+            started_at=None,
+            claimed_by="",
+            events=[],
+            error="",
+        )
+    if not moved:
+        return 0
+    logger.warning("re-queued prover run %s (was %s)", run.pk, run.status)
+    try:
+        run_prover.delay(run.pk)
+    except Exception as exc:  # noqa: BLE001 - kombu/redis raise many types: "not queued"
+        do_end_stale_prover_run(
+            run, f"Could not queue the run again: the prover queue is unreachable ({exc})."
+        )
+        return 0
+    try:
+        push_prover_state(run.pk)
+    except Exception:  # noqa: BLE001 - the page shows the stored state on reload
+        logger.warning("could not push the re-queue of prover run %s", run.pk)
+    return moved

@@ -57,6 +57,7 @@ def run(
     mode: str,
     on_event: Callable[[dict[str, Any]], None],
     should_cancel: Callable[[], bool],
+    algorithm: str = "",
 ) -> ProverOutcome:
     from tutor.prover.problem import Problem
     from tutor.prover.service import ProverConfig, run_prover
@@ -70,7 +71,7 @@ def run(
     try:
         result = run_prover(
             Problem.from_dict(problem),
-            ProverConfig(mode=mode, n=1, model=model),
+            ProverConfig(mode=mode, n=1, model=model, search=search_config(algorithm)),
             forward,
             should_cancel,
         )
@@ -78,6 +79,20 @@ def run(
         logger.exception("prover run failed")
         return ProverOutcome(error=f"the prover failed: {type(exc).__name__}: {exc}")
     return outcome_from_result(result)
+
+
+def search_config(algorithm: str) -> Any:
+    """The search of a run: its algorithm ("" is best-first), the workers and budget from
+    settings; several workers share the tree through Redis."""
+    from tutor.prover.search import SearchConfig
+
+    workers = max(1, int(settings.PROVER_SEARCH_WORKERS))
+    return SearchConfig(
+        algorithm=algorithm or "best_first",
+        workers=workers,
+        max_iterations=max(1, int(settings.PROVER_SEARCH_BUDGET)),
+        tree_store_url=settings.REDIS_URL if workers > 1 else None,
+    )
 
 
 def prover_model_spec() -> tuple[str, str | None]:

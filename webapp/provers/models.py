@@ -9,6 +9,8 @@ For the training export (webapp.attempts' snapshot), read these fields of Prover
   `status` and `error`). Only rows with status FINISHED have a trustworthy verdict.
 - `exercise`, `user`, `mode` ("agent" | "search"), `finished_at`.
 
+`tree` is the search's last tree (nodes with goals, tactics, priors, visits, values, and the
+outcome with the found path) for search runs.
 `events` is the list of streamed event dicts (for replay on the page), `result` a small
 summary (final proof, stop reason, elapsed seconds, search expansions) for the console.
 """
@@ -19,12 +21,21 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+
+# What a list of runs (templates/provers/_runs.html) never shows: the run's step log,
+# its trajectory and its result, the bulk of a row. Lists defer them.
+HEAVY_RUN_FIELDS = ("events", "trajectory", "result")
 
 
 class ProverRun(models.Model):
     class Mode(models.TextChoices):
         AGENT = "agent", "agent (whole proof with tools)"
         SEARCH = "search", "step-level search"
+
+    class Algorithm(models.TextChoices):
+        MCTS = "mcts", "Monte Carlo tree search"
+        BEST_FIRST = "best_first", "best-first"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -42,6 +53,10 @@ class ProverRun(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prover_runs"
     )
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AGENT)
+    # Search runs only ("" reads as best-first, the search before MCTS existed).
+    algorithm = models.CharField(max_length=16, choices=Algorithm.choices, blank=True)
+    # The latest search tree (tutor.prover.events.SearchTree.to_dict()), for the page's view.
+    tree = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     cancel_requested = models.BooleanField(default=False)
     events: models.JSONField[list[dict[str, Any]]] = models.JSONField(default=list, blank=True)
@@ -52,6 +67,11 @@ class ProverRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Delivery bookkeeping for the sweeper (as on Attempt): last time the run was queued, how
+    # often the sweeper re-queued it, and which task message started it.
+    queued_at = models.DateTimeField(default=timezone.now)
+    requeues = models.PositiveSmallIntegerField(default=0)
+    claimed_by = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -3,6 +3,7 @@ websocket pushes)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from webapp.provers.models import ProverRun
@@ -61,16 +62,77 @@ def _summary(event: dict[str, Any]) -> tuple[str, str]:
     return _clip(str(event.get("text", "")), 200), ""
 
 
-def event_view(index: int, event: dict[str, Any]) -> dict[str, Any]:
+# Events whose body may carry a whole proof: the model's text, the code it writes, the
+# final proof. Hidden from a student until she may see the proof (webapp.provers.access);
+# the search (tactic and outcome per step), Lean's messages and goals stay visible.
+PROOF_BEARING = {"model_turn", "tool_call", "finished"}
+HIDDEN_NOTE = "(hidden until you solve this exercise, or your teacher allows full proofs)"
+
+
+def event_view(index: int, event: dict[str, Any], *, reveal: bool = True) -> dict[str, Any]:
     summary, body = _summary(event)
     kind = str(event.get("type", "event"))
+    if not reveal and kind in PROOF_BEARING and body:
+        body = HIDDEN_NOTE
+    if not reveal and kind == "search_expansion" and event.get("status") == "solved":
+        summary = f"#{event.get('iteration')} (the closing step is hidden) → solved"
     return {"index": index, "kind": kind, "label": LABELS.get(kind, kind), "summary": summary,
             "body": body}  # fmt: skip
 
 
-def run_context(run: ProverRun) -> dict[str, Any]:
+# How a search ended, in the page's words (outcome reasons of tutor.prover.mcts / search).
+END_STATES = {
+    "found": "Found a proof: the marked path, checked by Lean.",
+    "exhausted": "Exhausted: every branch ended in a dead end.",
+    "max_iterations": "Out of budget: the expansion budget is spent.",
+    "time_limit": "Out of budget: the time limit is reached.",
+    "cancelled": "Cancelled.",
+    "could_not_check": "Lean unavailable: the search could not check its steps.",
+    "bad_statement": "The statement does not elaborate in Lean: nothing to search.",
+}
+ALGORITHMS = {"mcts": "MCTS", "best_first": "best-first"}
+
+
+def tree_view(run: ProverRun, *, reveal: bool) -> dict[str, Any]:
+    """The search tree fragment's context: the tree as JSON for static/js/prover-tree.js,
+    progress figures, and the end state. Without `reveal` (the class rule on found proofs,
+    webapp.provers.access) the found path's tactics are hidden; the path stays marked."""
+    tree = dict(run.tree or {})
+    outcome = tree.get("outcome") or {}
+    path = [int(i) for i in outcome.get("path") or []]
+    nodes = [dict(n) for n in tree.get("nodes") or []]
+    for node in nodes:
+        if not reveal and node["id"] in path[1:]:
+            node["tactic"], node["hidden"] = "(hidden)", True
+    reason = str(outcome.get("reason") or "")
+    if not reason and not run.is_active:  # ended before or outside the search
+        if "Lean is unavailable" in run.error:
+            reason = "could_not_check"
+        elif run.status == ProverRun.Status.CANCELLED:
+            reason = "cancelled"
+    end = END_STATES.get(reason, "")
+    if not end and not run.is_active:
+        end = f"Ended: {run.error or run.get_status_display()}"
+    data = {"nodes": nodes, "path": path}
+    return {
+        "json": json.dumps(data, ensure_ascii=False),
+        "algorithm": ALGORITHMS.get(tree.get("algorithm") or run.algorithm or "best_first"),
+        "expansions": tree.get("expansions", 0), "budget": tree.get("budget", 0),
+        "depth": tree.get("depth", 0), "elapsed_s": tree.get("elapsed_s", 0.0),
+        "workers": tree.get("workers", 1), "nodes": len(nodes),
+        "frontier": sum(1 for n in nodes if n.get("status") == "open"),
+        "end": end, "end_kind": reason or ("failed" if end else ""),
+    }  # fmt: skip
+
+
+def run_context(run: ProverRun, *, reveal: bool) -> dict[str, Any]:
+    """`reveal`: whether this viewer sees the final proof (provers.access.may_see_final_proof;
+    pushes to the run's group use the owner's answer)."""
     return {
         "run": run,
         "exercise": run.exercise,
-        "events": [event_view(i, e) for i, e in enumerate(run.events)],
+        "reveal_proof": reveal,
+        "hidden_note": HIDDEN_NOTE,
+        "events": [event_view(i, e, reveal=reveal) for i, e in enumerate(run.events)],
+        "tree": tree_view(run, reveal=reveal),
     }

@@ -14,42 +14,72 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.utils import timezone
 
 from webapp.console.live import push, render_fragments
 from webapp.console.monitoring import log_success_alert
 from webapp.provers import engine
+from webapp.provers.access import owner_may_see_final_proof
 from webapp.provers.models import ProverRun
-from webapp.provers.presenters import event_view, run_context
+from webapp.provers.presenters import event_view, run_context, tree_view
 
 logger = logging.getLogger(__name__)
 
 RUN_TEMPLATE = "provers/run.html"
 MAX_STORED_EVENTS = 500  # the page shows the first 500; the trajectory keeps everything
 CANCEL_POLL_S = 0.5
+TREE_PUSH_S = 0.3  # a search's tree is stored and pushed at most this often
 
 
 def push_prover_state(pk: int, *, final: bool = False) -> None:
-    run = ProverRun.objects.select_related("exercise").get(pk=pk)
-    push(run.group_name, render_fragments(RUN_TEMPLATE, ["status", "events"], run_context(run)),
+    run = ProverRun.objects.select_related("exercise__world", "user").get(pk=pk)
+    # Everyone watching gets what the student who asked may see (her teachers see the
+    # whole proof when they load the page).
+    context = run_context(run, reveal=owner_may_see_final_proof(run))
+    push(run.group_name, render_fragments(RUN_TEMPLATE, ["status", "tree", "events"], context),
          final=final)  # fmt: skip
 
 
-def _push_event(run: ProverRun, index: int, event: dict[str, Any]) -> None:
-    context = {"run": run, "event": event_view(index, event)}
+def _push_event(run: ProverRun, index: int, event: dict[str, Any], *, reveal: bool) -> None:
+    context = {"run": run, "event": event_view(index, event, reveal=reveal)}
     push(run.group_name, render_fragments(RUN_TEMPLATE, ["event_append"], context))
 
 
-def _event_recorder(run: ProverRun) -> Callable[[dict[str, Any]], None]:
-    def on_event(event: dict[str, Any]) -> None:
-        if len(run.events) >= MAX_STORED_EVENTS:
-            return
-        run.events.append(event)
-        run.save(update_fields=["events"])
-        _push_event(run, len(run.events) - 1, event)
+class _Recorder:
+    """Appends each event to the run and pushes it; a search's tree (a `search_tree`
+    event, the whole tree each time) replaces `run.tree` instead, stored and pushed at most
+    every TREE_PUSH_S seconds (the page redraws it whole) and always when it ends."""
 
-    return on_event
+    def __init__(self, run: ProverRun) -> None:
+        self.run = run
+        self.reveal = owner_may_see_final_proof(run)  # once per run: not a query per token
+        self.pushed_at = 0.0
+        self.pending = False
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "search_tree":
+            self.run.tree, self.pending = event, True
+            if event.get("outcome") or time.monotonic() - self.pushed_at >= TREE_PUSH_S:
+                self.flush()
+            return
+        if len(self.run.events) >= MAX_STORED_EVENTS:
+            return
+        self.run.events.append(event)
+        self.run.save(update_fields=["events"])
+        _push_event(self.run, len(self.run.events) - 1, event, reveal=self.reveal)
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        self.pending, self.pushed_at = False, time.monotonic()
+        self.run.save(update_fields=["tree"])
+        context = {"run": self.run, "tree": tree_view(self.run, reveal=self.reveal)}
+        push(self.run.group_name, render_fragments(RUN_TEMPLATE, ["tree"], context))
+
+
+def _event_recorder(run: ProverRun) -> _Recorder:
+    return _Recorder(run)
 
 
 def _cancel_checker(pk: int) -> Callable[[], bool]:
@@ -79,7 +109,9 @@ def problem_for(run: ProverRun) -> dict[str, Any]:
 
 
 def _finish(run: ProverRun, outcome: engine.ProverOutcome) -> None:
-    run.refresh_from_db(fields=["cancel_requested"])
+    run.refresh_from_db(fields=["cancel_requested", "status"])
+    if not run.is_active:  # ended meanwhile (force-stopped, or by the sweeper): keep that
+        return
     if outcome.cancelled or (run.cancel_requested and not outcome.verdict):
         status = ProverRun.Status.CANCELLED
     elif outcome.ok:
@@ -95,21 +127,35 @@ def _finish(run: ProverRun, outcome: engine.ProverOutcome) -> None:
     run.save(update_fields=["status", "verdict", "trajectory", "result", "error", "finished_at"])
 
 
-@shared_task(name="prover.run_prover")
-def run_prover(run_pk: int) -> str:
-    run = ProverRun.objects.select_related("exercise").filter(pk=run_pk).first()
+@shared_task(name="prover.run_prover", bind=True)
+def run_prover(self: Task, run_pk: int) -> str:
+    message = str(self.request.id or "")
+    run = ProverRun.objects.select_related("exercise__world", "user").filter(pk=run_pk).first()
     if run is None:
         return "missing"
-    if run.status != ProverRun.Status.QUEUED:  # cancelled while queued, or a redelivery
+    # Take a queued run for this message; the same message finding it running is a
+    # redelivery (its worker died), another message is a copy the sweeper re-queued.
+    took = ProverRun.objects.filter(pk=run.pk, status=ProverRun.Status.QUEUED).update(
+        status=ProverRun.Status.RUNNING, started_at=timezone.now(), claimed_by=message
+    )
+    run.refresh_from_db(fields=["status", "started_at", "claimed_by", "cancel_requested"])
+    if not took and run.status == ProverRun.Status.RUNNING:
+        if run.claimed_by != message:
+            return "duplicate"
+        from webapp.provers.actions import do_end_stale_prover_run
+
+        do_end_stale_prover_run(run, "The prover's worker stopped during this run; ask again.")
+        return ProverRun.Status.FAILED
+    if not took:  # cancelled while queued, or ended by the sweeper
         push_prover_state(run.pk, final=not run.is_active)
         return run.status
-    run.status, run.started_at = ProverRun.Status.RUNNING, timezone.now()
-    run.save(update_fields=["status", "started_at"])
     push_prover_state(run.pk)
+    recorder = _event_recorder(run)
     try:
         outcome = engine.run(
-            problem_for(run), run.mode, _event_recorder(run), _cancel_checker(run.pk)
+            problem_for(run), run.mode, recorder, _cancel_checker(run.pk), run.algorithm
         )
+        recorder.flush()
     except Exception as exc:  # noqa: BLE001 - engine.run should not raise; if it does, say so
         logger.exception("prover run %s crashed", run.pk)
         outcome = engine.ProverOutcome(error=f"{type(exc).__name__}: {exc}")

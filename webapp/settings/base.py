@@ -10,7 +10,7 @@ from typing import Any
 
 import dj_database_url
 
-from webapp.settings.env import env_bool, env_int, env_list, env_str
+from webapp.settings.env import env_bool, env_int, env_list, env_secret, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("LEANCOACH_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "template_partials.apps.SimpleAppConfig",
     "django_htmx",
+    "csp",
     "channels",
     "webapp.core",
     "webapp.accounts",
@@ -35,6 +36,13 @@ INSTALLED_APPS = [
     "webapp.attempts",
     "webapp.provers",
     "webapp.console",
+    "webapp.assignments",
+    "webapp.lti",
+    # School sign-in (OpenID Connect); no provider unless LEANCOACH_OIDC_CONFIG names some.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
 ]
 
 MIDDLEWARE = [
@@ -44,10 +52,39 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before anything reads request.POST (the CSRF check, in process_view, runs after every
+    # middleware's __call__): a message instead of a bare 400; after auth, so the page knows
+    # who is logged in.
+    "webapp.core.middleware.RequestTooBigMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
+
+# Content Security Policy (django-csp), in every environment so tests and `make run` see
+# what production sends: only this site's own scripts, styles and sockets. The templates
+# have no inline scripts, inline styles or event attributes; htmx runs with eval and its
+# injected indicator style off (the htmx-config meta tag in base.html). Websockets are
+# covered by 'self' (CSP Level 3 browsers match ws:/wss: of the same host). Styles allow
+# 'unsafe-inline': the CodeMirror editor sets inline styles as it lays out (inline styles
+# cannot run code; scripts stay 'self' only). A nonce through EditorView.cspNonce is the
+# stricter follow-up.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 ROOT_URLCONF = "webapp.urls"
 ASGI_APPLICATION = "webapp.asgi.application"
@@ -59,12 +96,18 @@ TEMPLATES = [
         "OPTIONS": {
             # django-template-partials' loader wrapper gives {% partialdef %} and
             # "page.html#fragment" names, as Django 6 does natively.
+            # Compiled templates are cached per process (dev.py drops the cache in DEBUG).
             "loaders": [
                 (
                     "template_partials.loader.Loader",
                     [
-                        "django.template.loaders.filesystem.Loader",
-                        "django.template.loaders.app_directories.Loader",
+                        (
+                            "django.template.loaders.cached.Loader",
+                            [
+                                "django.template.loaders.filesystem.Loader",
+                                "django.template.loaders.app_directories.Loader",
+                            ],
+                        )
                     ],
                 )
             ],
@@ -80,13 +123,19 @@ TEMPLATES = [
 
 
 def _database_from_env() -> dict[str, Any]:
+    # Persistent connections: each web process runs its sync views on one thread (Channels'
+    # thread-sensitive executor) and each Celery worker on its own, so a connection is reused
+    # by one thread only; the health check replaces one the server closed meanwhile.
+    conn_max_age = env_int("DB_CONN_MAX_AGE", 60)
     url = env_str("DATABASE_URL")
     if url:
-        return dict(dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 0)))
+        return dict(dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True))
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "leancoach.sqlite3",
+        "CONN_MAX_AGE": conn_max_age,
+        "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             # WAL lets the web process read while a worker writes; the busy timeout makes
             # a writer wait for the lock instead of failing with "database is locked".
@@ -122,23 +171,42 @@ CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
+# A task whose pool process dies (worker stopped with its children, OOM-killed) goes back to
+# the queue for another worker, instead of being acked as failed: none is lost on scale-in.
+# Tasks are safe to re-run: check_attempt replays a finished attempt and re-checks the rest.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 3600
+from webapp.settings.resilience import *  # noqa: E402, F403  (time limits, deadlines, rate limits)
+
+# Step-level search of "Ask the prover": workers per search (each leases its own REPL; with
+# more than one they share the tree through Redis, REDIS_URL), and its expansion budget.
+PROVER_SEARCH_WORKERS = env_int("LEANCOACH_PROVER_SEARCH_WORKERS", 1)
+PROVER_SEARCH_BUDGET = env_int("LEANCOACH_PROVER_SEARCH_BUDGET", 64)
+
 # Continual distillation (train.continual_distill) every N hours when set; 0 leaves it to
 # admins (console) and cron. `make run` then also starts Celery beat.
 CONTINUAL_EVERY_H = env_int("LEANCOACH_CONTINUAL_EVERY_H", 0)
-CELERY_BEAT_SCHEDULE = (
-    {
-        "continual-distill": {
-            "task": "train.continual_distill",
-            "schedule": CONTINUAL_EVERY_H * 3600,
-        }
+CELERY_BEAT_SCHEDULE: dict[str, Any] = {
+    # Ends or re-queues attempts and prover runs no worker will finish (webapp.attempts.sweeper).
+    "sweep-stale": {"task": "lean.sweep_stale", "schedule": SWEEP_EVERY_S},  # noqa: F405
+}
+if CONTINUAL_EVERY_H > 0:
+    CELERY_BEAT_SCHEDULE["continual-distill"] = {
+        "task": "train.continual_distill",
+        "schedule": CONTINUAL_EVERY_H * 3600,
     }
-    if CONTINUAL_EVERY_H > 0
-    else {}
-)
+
+# Database + checkpoint-registry snapshots every N days when set (docker/compose.yaml: 7),
+# keeping LEANCOACH_SNAPSHOT_KEEP of them (webapp.core.snapshots; needs Celery beat).
+SNAPSHOT_EVERY_DAYS = env_int("LEANCOACH_SNAPSHOT_EVERY_DAYS", 0)
+if SNAPSHOT_EVERY_DAYS > 0:
+    CELERY_BEAT_SCHEDULE["snapshot"] = {
+        "task": "train.snapshot",
+        "schedule": SNAPSHOT_EVERY_DAYS * 86400,
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -162,6 +230,9 @@ CHECKPOINT_ROOT = Path(
     env_str("LEANCOACH_CHECKPOINTS", str(VAR_DIR / "checkpoints")) or VAR_DIR / "checkpoints"
 )
 
+# /metrics answers staff users and requests bearing this token (Prometheus' scrape config).
+METRICS_TOKEN = env_secret("LEANCOACH_METRICS_TOKEN", required=False, default="") or ""
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -176,3 +247,32 @@ STATICFILES_DIRS += [
     ("vendor/htmx", NODE_MODULES / "htmx.org" / "dist"),
     ("vendor/htmx-ext-ws", NODE_MODULES / "htmx-ext-ws" / "dist"),
 ]
+
+# LTI 1.3 (webapp.lti.platform): off unless LEANCOACH_LTI_CONFIG names a JSON file
+# {"platforms": {<issuer>: {client_id, auth_login_url, auth_token_url, key_set_url,
+# deployment_ids}}} and LEANCOACH_LTI_PRIVATE_KEY the tool's RSA private key (PEM file).
+LTI_TOOL: dict[str, Any] | None = None
+_lti_config = env_str("LEANCOACH_LTI_CONFIG", "")
+if _lti_config:
+    from webapp.lti.settings import load_tool
+
+    LTI_TOOL = load_tool(_lti_config, env_str("LEANCOACH_LTI_PRIVATE_KEY", "") or "")
+
+# School sign-in (webapp.accounts.sso, django-allauth): providers from the JSON file named by
+# LEANCOACH_OIDC_CONFIG (webapp.accounts.sso_settings); none by default. Accounts link by an
+# e-mail address the provider says is verified; a first sign-in makes a student account.
+from webapp.accounts.sso_settings import load_providers  # noqa: E402
+
+SOCIALACCOUNT_PROVIDERS: dict[str, Any] = {
+    "openid_connect": {
+        "OAUTH_PKCE_ENABLED": True,
+        "APPS": load_providers(env_str("LEANCOACH_OIDC_CONFIG", "") or ""),
+    }
+}
+SOCIALACCOUNT_ADAPTER = "webapp.accounts.sso.SchoolAccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+SOCIALACCOUNT_STORE_TOKENS = False
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*"]

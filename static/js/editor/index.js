@@ -1,101 +1,223 @@
-// Editor glue: Lean's unicode input (\to → →, \N → ℕ, Tab completes) on a plain <textarea>,
-// plus a draft kept in localStorage so an expired session or a lost request loses no text.
-// Bundled by esbuild into static/js/editor.bundle.js (see docs/WEBAPP.md).
-import { AbbreviationProvider, AbbreviationRewriter, Range } from '@leanprover/unicode-input';
+// The student's Lean editor (CodeMirror 6), bundled by esbuild into static/js/editor.bundle.js
+// (Makefile EDITOR_BUNDLE). It enhances <textarea data-lean-editor>: without JavaScript the
+// textarea and the form work as they are.
+//
+// Line numbers: the editor shows the posed statement as read-only first line(s) and the proof
+// after it, so its line numbers are those of "statement + proof": the numbering of Lean's
+// messages in the feedback panel and of the coach's "line N".
+import { EditorState, Compartment } from '@codemirror/state';
+import {
+  EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
+  Decoration, ViewPlugin,
+} from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { syntaxHighlighting, bracketMatching } from '@codemirror/language';
+import { lintGutter, lintKeymap } from '@codemirror/lint';
+import { lean, leanHighlight } from './lean-language.js';
+import { unicodeInput } from './unicode.js';
+import { showDiagnostics, cursorTooltip } from './diagnostics.js';
+import { showGoals, firstProblemLine } from './goals.js';
 
-const config = { abbreviationCharacter: '\\', customTranslations: {}, eagerReplacementEnabled: true };
-
-// The edit between two texts as one change: common prefix and suffix are kept.
-function diff(before, after) {
-  let start = 0;
-  while (start < before.length && start < after.length && before[start] === after[start]) start++;
-  let endBefore = before.length;
-  let endAfter = after.length;
-  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
-    endBefore--;
-    endAfter--;
-  }
-  return { range: new Range(start, endBefore - start), newText: after.slice(start, endAfter) };
+// The statement's lines cannot be edited; edits must start at or after `proofStart`.
+function readOnlyPrefix(proofStart) {
+  return EditorState.transactionFilter.of((tr) => {
+    if (!tr.docChanged) return tr;
+    let touches = false;
+    tr.changes.iterChangedRanges((fromA) => { if (fromA < proofStart) touches = true; });
+    return touches ? [] : tr;
+  });
 }
 
-function attach(textarea) {
-  let known = textarea.value;
-  const source = {
-    async replaceAbbreviations(changes) {
-      let text = textarea.value;
-      // Range.offsetEnd is inclusive in this package: use offset + length for slicing.
-      for (const change of [...changes].sort((a, b) => b.range.offset - a.range.offset)) {
-        const { offset, length } = change.range;
-        text = text.slice(0, offset) + change.newText + text.slice(offset + length);
-      }
-      textarea.value = text;
-      known = text;
-      return true;
-    },
-    // The rewriter moves the cursor itself (setting .value resets it to the end).
-    selectionMoveMode: () => ({ kind: 'MoveAllSelections' }),
-    collectSelections: () => [new Range(textarea.selectionStart, textarea.selectionEnd - textarea.selectionStart)],
-    setSelections(selections) {
-      const s = selections[0];
-      if (s) textarea.setSelectionRange(s.offset, s.offset + s.length);
-    },
-  };
-  const rewriter = new AbbreviationRewriter(config, new AbbreviationProvider(config), source);
-
-  textarea.addEventListener('input', async () => {
-    const change = diff(known, textarea.value);
-    known = textarea.value;
-    rewriter.changeInput([change]);
-    await rewriter.triggerAbbreviationReplacement();
-    saveDraft(textarea);
-  });
-  const selectionMoved = () => rewriter.changeSelections(source.collectSelections());
-  textarea.addEventListener('click', selectionMoved);
-  textarea.addEventListener('keyup', (event) => {
-    if (event.key.startsWith('Arrow') || event.key === 'Home' || event.key === 'End') selectionMoved();
-  });
-  textarea.addEventListener('keydown', (event) => {
-    // Tab completes a pending abbreviation; otherwise it indents by two spaces (Lean style).
-    if (event.key !== 'Tab' || event.shiftKey) return;
-    event.preventDefault();
-    if (rewriter.getTrackedAbbreviations().size > 0) {
-      rewriter.replaceAllTrackedAbbreviations();
-    } else {
-      textarea.setRangeText('  ', textarea.selectionStart, textarea.selectionEnd, 'end');
-      textarea.dispatchEvent(new Event('input'));
+function statementShading(statementLines) {
+  const mark = Decoration.line({ attributes: { class: 'cm-statement-line', title: 'Statement (read-only)' } });
+  return ViewPlugin.fromClass(class {
+    constructor(view) { this.decorations = this.build(view); }
+    update(update) { if (update.docChanged) this.decorations = this.build(update.view); }
+    build(view) {
+      const ranges = [];
+      for (let n = 1; n <= Math.min(statementLines, view.state.doc.lines); n++) ranges.push(mark.range(view.state.doc.line(n).from));
+      return Decoration.set(ranges);
     }
-  });
-  restoreDraft(textarea);
-  known = textarea.value;
+  }, { decorations: (p) => p.decorations });
 }
 
 function draftKey(textarea) {
   return textarea.dataset.draftKey ? `leancoach:draft:${textarea.dataset.draftKey}` : null;
 }
 
-function saveDraft(textarea) {
+function loadDraft(textarea) {
   const key = draftKey(textarea);
-  if (key) {
-    try { localStorage.setItem(key, textarea.value); } catch (e) { /* storage full or off */ }
-  }
+  if (!key) return null;
+  try { return localStorage.getItem(key); } catch (e) { return null; }
 }
 
-function restoreDraft(textarea) {
+function saveDraft(textarea, text) {
   const key = draftKey(textarea);
   if (!key) return;
-  let draft = null;
-  try { draft = localStorage.getItem(key); } catch (e) { return; }
-  if (draft !== null && draft.trim() && draft !== textarea.value) {
+  try { localStorage.setItem(key, text); } catch (e) { /* storage full or off: nothing to do */ }
+}
+
+function currentResult() {
+  const node = document.getElementById('attempt-feedback');
+  if (!node || !node.dataset.leanResult) return null;
+  try { return JSON.parse(node.dataset.leanResult); } catch (e) { return null; }
+}
+
+// One editor (editable over a form's textarea, or a read-only view of an attempt).
+function createEditor({ host, statement, proof, readOnly, textarea, labelId, describedBy }) {
+  const statementLines = statement.split('\n').length;
+  const proofStart = statement.length + 1;
+  const goalPanel = document.getElementById('goal-view');
+  let view = null;
+  const unicode = unicodeInput(() => view);
+  let lastResultKey = null;
+  let saveTimer = null;
+
+  const proofText = (state) => state.doc.sliceString(proofStart);
+  const cursorLine = (state) => state.doc.lineAt(state.selection.main.head).number;
+
+  function refreshGoals(line) {
+    if (!goalPanel) return;
+    const result = currentResult();
+    const text = view.state.doc.line(Math.min(line, view.state.doc.lines)).text;
+    showGoals(goalPanel, result, line, text);
+  }
+
+  function applyResult() {
+    const result = currentResult();
+    if (!result) return;
+    const key = JSON.stringify([result.attempt, result.status, result.diagnostics, result.suggestions, result.tactics]);
+    if (key === lastResultKey) return;
+    lastResultKey = key;
+    showDiagnostics(view, result);
+    // After a failed check, show the first unsolved goal: the goals at the first problem.
+    const problem = result.valid === false ? firstProblemLine(result) : null;
+    refreshGoals(problem ?? cursorLine(view.state));
+  }
+
+  const extensions = [
+    lineNumbers(),
+    highlightActiveLineGutter(),
+    highlightActiveLine(),
+    drawSelection(),
+    bracketMatching(),
+    lean,
+    syntaxHighlighting(leanHighlight),
+    lintGutter(),
+    cursorTooltip,
+    statementShading(statementLines),
+    EditorView.lineWrapping,
+    EditorView.contentAttributes.of({
+      'aria-labelledby': labelId || '',
+      ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+      'aria-multiline': 'true',
+    }),
+    EditorView.updateListener.of((update) => {
+      if (update.selectionSet || update.docChanged) {
+        refreshGoals(cursorLine(update.state));
+      }
+      if (update.docChanged && textarea) {
+        textarea.value = proofText(update.state);
+        clearTimeout(saveTimer);
+        saveTimer = setTimeout(() => saveDraft(textarea, textarea.value), 300);
+      }
+    }),
+  ];
+  if (textarea && textarea.maxLength > 0) {
+    // The textarea's maxlength, kept by the editor: a change that would pass it is refused
+    // and the note under the editor says why.
+    const limit = textarea.maxLength;
+    extensions.push(EditorState.changeFilter.of((tr) => {
+      if (!tr.docChanged) return true;
+      const length = proofText(tr.state).length;
+      const note = document.getElementById(`${textarea.id}-limit-note`);
+      if (note) note.hidden = length < limit && !(length > limit);
+      return length <= limit || length <= proofText(tr.startState).length;
+    }));
+  }
+  if (readOnly) {
+    extensions.push(EditorState.readOnly.of(true), keymap.of(lintKeymap));
+  } else {
+    extensions.push(
+      history(),
+      readOnlyPrefix(proofStart),
+      unicode.extension,
+      keymap.of([
+        { key: 'Mod-Enter', run: () => { textarea.form?.requestSubmit(); return true; } },
+        { key: 'Tab', run: unicode.tab },
+        ...lintKeymap,
+        ...historyKeymap,
+        ...defaultKeymap,
+      ]),
+    );
+  }
+  view = new EditorView({
+    state: EditorState.create({ doc: `${statement}\n${proof}`, extensions }),
+    parent: host,
+  });
+  applyResult();
+  if (!lastResultKey) refreshGoals(cursorLine(view.state));
+  // A new result arrives by the websocket or htmx: #attempt-feedback is swapped.
+  new MutationObserver(applyResult).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-lean-result'] });
+  return view;
+}
+
+function attach(textarea) {
+  const statement = textarea.dataset.statement ?? '';
+  let proof = textarea.value;
+  const draft = loadDraft(textarea);
+  if (draft !== null && draft.trim() && draft !== proof) {
+    proof = draft;
     textarea.value = draft;
     const note = document.getElementById(`${textarea.id}-draft-note`);
     if (note) note.hidden = false;
   }
+  const host = document.createElement('div');
+  host.className = 'lean-cm';
+  textarea.after(host);
+  textarea.hidden = true;
+  const hideOnEnhance = document.querySelectorAll('[data-hide-with-editor]');
+  hideOnEnhance.forEach((node) => { node.hidden = true; });
+  const goalPanel = document.getElementById('goal-view');
+  if (goalPanel) goalPanel.hidden = false;
+  const label = document.querySelector(`label[for="${textarea.id}"]`);
+  const view = createEditor({
+    host, statement, proof, readOnly: false, textarea,
+    labelId: label?.id, describedBy: textarea.getAttribute('aria-describedby'),
+  });
+  if (label) label.addEventListener('click', (event) => { event.preventDefault(); view.focus(); });
+  // Put the cursor at the end of the proof, ready to type.
+  view.dispatch({ selection: { anchor: view.state.doc.length } });
+  textarea.leanView = view;
+}
+
+function attachView(node) {
+  const host = document.createElement('div');
+  host.className = 'lean-cm readonly';
+  node.after(host);
+  node.hidden = true;
+  const goalPanel = document.getElementById('goal-view');
+  if (goalPanel) goalPanel.hidden = false;
+  node.leanView = createEditor({
+    host, statement: node.dataset.statement ?? '', proof: node.dataset.proof ?? '', readOnly: true,
+    labelId: node.getAttribute('aria-labelledby'),
+  });
+}
+
+// The browser stops at maxlength without a word (a long paste is cut): say so.
+function showLimit(textarea) {
+  const note = document.getElementById(`${textarea.id}-limit-note`);
+  if (note && textarea.maxLength > 0) note.hidden = textarea.value.length < textarea.maxLength;
 }
 
 function attachAll(root) {
   root.querySelectorAll('textarea[data-lean-editor]:not([data-lean-attached])').forEach((textarea) => {
     textarea.dataset.leanAttached = '1';
     attach(textarea);
+  });
+  root.querySelectorAll('[data-lean-view]:not([data-lean-attached])').forEach((node) => {
+    node.dataset.leanAttached = '1';
+    attachView(node);
   });
 }
 

@@ -10,8 +10,10 @@ request body is recorded so tests can check what the coach sent.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -61,9 +63,33 @@ def error_body(status: int) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": f"scripted {status}"}}
 
 
+def _user_text(body: dict[str, Any]) -> str:
+    messages = body.get("messages") or []
+    parts = [m.get("content") for m in messages if m.get("role") == "user"]
+    return str(parts[-1]) if parts else ""
+
+
+def echo_replies(body: dict[str, Any]) -> ScriptedReply:
+    """A model-free responder for benchmarks: repeat the first teacher example the prompt
+    carries (retrieval is what it measures), else give generic advice on the first line Lean
+    reports. It knows no Lean, so its advice is only as good as the examples it was sent."""
+    text = _user_text(body)
+    example = re.search(r"Teacher-approved advice[^\n]*\n(?:.*\n)*?- (Do[^\n]+|Don't[^\n]+)", text)
+    line = re.search(r"^- line (\d+),", text, re.MULTILINE)
+    anchor = line.group(1) if line else "none"
+    if example:
+        return ScriptedReply(text=f"[line {anchor}] {example.group(1)}")
+    return ScriptedReply(
+        text=f"[line {anchor}] Do read Lean's message on this line carefully and change this "
+        "step so that it fits the goal Lean shows there."
+    )
+
+
 class FakeLLMServer:
     def __init__(self) -> None:
         self.replies: list[ScriptedReply] = []
+        # Answers requests once the scripted replies run out (None: answer 500).
+        self.responder: Callable[[dict[str, Any]], ScriptedReply] | None = None
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         server = self
@@ -77,7 +103,12 @@ class FakeLLMServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append((self.path, body))
-                    reply = server.replies.pop(0) if server.replies else ScriptedReply(status=500)
+                    if server.replies:
+                        reply = server.replies.pop(0)
+                    elif server.responder is not None:
+                        reply = server.responder(body)
+                    else:
+                        reply = ScriptedReply(status=500)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 if self.path.endswith("/messages"):

@@ -43,7 +43,7 @@ def test_unsolved_goals_at_by_anchor_after_the_last_tactic_and_use_the_students_
     first = feedback.suggestions[0]
     assert first.line == 3
     assert "`exact hp`" in first.text and "`p`" in first.text
-    assert feedback.source == "compiler" and feedback.prompt_version == "rules.v1"
+    assert feedback.source == "compiler" and feedback.prompt_version == "rules.v2"
 
 
 def test_unsolved_goals_without_end_position_follow_indentation() -> None:

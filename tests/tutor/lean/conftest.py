@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.tutor.lean.real_lean import REAL_REPL
 from tutor.lean import LeanChecker
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fakes" / "fake_repl.py"
@@ -24,6 +25,8 @@ def isolated_lean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "LEAN_REPL_CMD",
         "LEAN_REPL_CWD",
         "LEANCOACH_REQUIRE_SANDBOX",
+        "LEANCOACH_SECCOMP",
+        "LEANCOACH_CGROUP_ROOT",
         "LEANCOACH_LIBRARY_SRC",
         "LEANCOACH_BWRAP",
         "LEANCOACH_SANDBOX_PATHS",
@@ -78,3 +81,17 @@ def info_of(result: Any, prefix: str) -> str:
 def stats_of(result: Any) -> dict[str, int]:
     text = info_of(result, "pid=")
     return {key: int(value) for key, value in (part.split("=") for part in text.split())}
+
+
+@pytest.fixture(scope="module")
+def real_checker() -> Iterator[LeanChecker]:
+    """One checker on the real Lean REPL per test module (tests marked `lean`)."""
+    checker = LeanChecker(
+        REAL_REPL.command,
+        cwd=REAL_REPL.cwd,
+        sandbox_paths=REAL_REPL.sandbox_paths,
+        timeout_s=120,
+        max_processes=1,
+    )
+    yield checker
+    checker.close()

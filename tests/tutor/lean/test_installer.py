@@ -46,3 +46,24 @@ def test_the_installed_manifest_is_complete() -> None:
     assert all(Path(p).exists() for p in manifest["sandbox_paths"])
     assert Path(manifest["library_src"]).is_dir()
     assert Path(manifest["cwd"], "lean-toolchain").is_file()
+
+
+def test_make_run_installs_lean_itself_and_falls_back_fast_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webapp.launch import _offer_lean_install
+
+    monkeypatch.setenv("LEANCOACH_LEAN_HOME", str(tmp_path / "lean"))
+    monkeypatch.setenv("ELAN_HOME", str(tmp_path / "elan"))
+    monkeypatch.setenv("LEANCOACH_INSTALL_PROBE_URL", "http://127.0.0.1:9/")
+    monkeypatch.delenv("LEANCOACH_OFFER_LEAN", raising=False)
+    started = time.monotonic()
+    assert _offer_lean_install("No Lean REPL found") is False
+    assert time.monotonic() - started < 5
+    assert not (tmp_path / "lean").exists() and not (tmp_path / "elan").exists()
+
+
+def test_the_installer_pins_a_release_the_repl_tags_and_builds_the_verifier() -> None:
+    text = SCRIPT.read_text()
+    assert 'VERSION="${LEANCOACH_LEAN_VERSION:-v4.32.0}"' in text
+    assert "leancoach-verify" in text and '"verifier_command"' in text

@@ -22,7 +22,7 @@ EXPECTED = {
     "rewrite_failed": DiagnosticKind.REWRITE_FAILED,
     "syntax": DiagnosticKind.SYNTAX,
     "timeout": DiagnosticKind.TIMEOUT,
-    "no_goals": DiagnosticKind.OTHER,
+    "no_goals": DiagnosticKind.NO_GOALS,
 }
 
 

@@ -5,27 +5,12 @@ Run with Lean installed (`make lean`): .venv/bin/pytest -m lean tests/tutor/lean
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.tutor.lean.real_lean import REAL_REPL, needs_real_lean
+from tests.tutor.lean.real_lean import needs_real_lean
 from tutor.lean import DiagnosticKind, LeanChecker
 
 pytestmark = [pytest.mark.lean, needs_real_lean]
-
-
-@pytest.fixture(scope="module")
-def real_checker() -> Iterator[LeanChecker]:
-    checker = LeanChecker(
-        REAL_REPL.command,
-        cwd=REAL_REPL.cwd,
-        sandbox_paths=REAL_REPL.sandbox_paths,
-        timeout_s=120,
-        max_processes=1,
-    )
-    yield checker
-    checker.close()
 
 
 def test_a_real_proof_is_valid(real_checker: LeanChecker) -> None:

@@ -7,7 +7,12 @@ from collections.abc import Callable
 import pytest
 
 from tutor.lean import DiagnosticKind, LeanChecker, proof_document
-from tutor.lean.verdict import declared_names, parse_axioms_message, proof_rejections
+from tutor.lean.verdict import (
+    Declared,
+    declared_names,
+    parse_axioms_message,
+    proof_rejections,
+)
 
 STATEMENT = "theorem add_zero' (n : Nat) : n + 0 = n := by"
 
@@ -66,7 +71,10 @@ def test_unreadable_axioms_mean_could_not_check_not_valid(
     checker: LeanChecker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Lean answers "unknown constant" for a name we expected: never default to valid.
-    monkeypatch.setattr("tutor.lean.checker.declared_names", lambda body: ["not_there"])
+    monkeypatch.setattr(
+        "tutor.lean.checker.declarations",
+        lambda body: [Declared("not_there", False, "theorem", 1, 0)],
+    )
     result = checker.check("theorem t : True := by\n  trivial\n")
     assert not result.valid and result.could_not_check
     assert (
@@ -127,7 +135,9 @@ def test_check_proof_rejects_proofs_that_leave_the_tactic_block(
 def test_words_in_comments_and_strings_do_not_trigger_the_gate() -> None:
     proof = '  -- this theorem is easy\n  /- axiom -/ simp [show "def" = "def" from rfl]'
     assert proof_rejections(proof) == []
-    assert proof_rejections("  open Nat in simp\n  set_option maxHeartbeats 400000 in simp") == []
+    assert proof_rejections("  set_option maxHeartbeats 400000 in simp") == []
+    # `open ... in` is refused: `open Lean in` is how meta-code gets its names.
+    assert proof_rejections("  open Nat in simp")
 
 
 def test_check_proof_refuses_a_statement_without_by(checker: LeanChecker) -> None:

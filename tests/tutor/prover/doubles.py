@@ -61,3 +61,30 @@ class ScriptedPolicy(ChatPolicyBase):
                 ]
             )
         return out
+
+
+class ScriptedTacticPolicy(ChatPolicyBase):
+    """A step-level policy for search tests: for a proof state (its goals, as the search's
+    prompt shows them) it proposes the scripted (tactic, log-probability) pairs, best first.
+    No tokenizer: search prompts are then plain text, which this reads back."""
+
+    def __init__(self, script: dict[str, list[tuple[str, float]]]) -> None:
+        self.script = script
+        self.name = "scripted-tactics"
+        self.asked: list[str] = []
+
+    @property
+    def tokenizer(self) -> Any:
+        return None
+
+    def reload_if_changed(self) -> bool:
+        return False
+
+    def generate(self, prompts: Any, n: int = 1, **_: Any) -> list[list[Completion]]:
+        out = []
+        for prompt in prompts:
+            state = str(prompt).split("Proof state:\n", 1)[1].rsplit("\n\nNext tactic:", 1)[0]
+            self.asked.append(state)
+            proposals = self.script.get(state, [])[:n]
+            out.append([Completion(t, [0], [logprob], "stop") for t, logprob in proposals])
+        return out

@@ -132,6 +132,8 @@ def test_the_vllm_backend_converts_engine_outputs(
             self, prompts: list[dict[str, Any]], sampling_params: Any, use_tqdm: bool
         ) -> Any:
             calls["prompts"] = prompts
+            calls["params"] = sampling_params
+            assert len(sampling_params) == len(prompts)  # one per prompt, as vLLM allows
             eos = 2
             outputs = [
                 types.SimpleNamespace(
@@ -143,7 +145,7 @@ def test_the_vllm_backend_converts_engine_outputs(
                     ],
                     finish_reason="stop",
                 )
-                for _ in range(sampling_params.n)
+                for _ in range(sampling_params[0].n)
             ]
             return [types.SimpleNamespace(outputs=outputs) for _ in prompts]
 
@@ -161,6 +163,10 @@ def test_the_vllm_backend_converts_engine_outputs(
         a.token_ids == [5, 6, 2] and a.logprobs == [-0.1, -0.2, -0.3] and a.finish_reason == "stop"
     )
     assert a.text == policy.decode([5, 6])  # the end token is not part of the text
+    # A group sends one prompt several times: each request gets its own seed, or vLLM would
+    # return the same sample for all of them.
+    policy.generate([CHAT, CHAT, CHAT], n=1, max_tokens=8, seed=7)
+    assert [p.seed for p in calls["params"]] == [7, 8, 9]
 
 
 def test_the_training_registrys_serving_json_is_understood(

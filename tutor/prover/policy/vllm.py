@@ -87,6 +87,20 @@ class VLLMPolicy(ChatPolicyBase):
             )
         return cls(source, config or VLLMPolicyConfig())
 
+    @classmethod
+    def around(cls, llm: Any, tokenizer: Any, name: str = "training-policy") -> VLLMPolicy:
+        """A policy over an engine someone else started and keeps (training's colocated
+        engine, whose weights are loaded in place): no slot, no reloads, no shutdown."""
+        policy = cls.__new__(cls)
+        policy._vllm = import_vllm()
+        policy.config = VLLMPolicyConfig()
+        policy.source = None  # type: ignore[assignment]
+        policy.name = name
+        policy._lock = threading.Lock()
+        policy._tokenizer = tokenizer
+        policy._llm = llm
+        return policy
+
     @property
     def tokenizer(self) -> Any:
         return self._tokenizer
@@ -106,7 +120,7 @@ class VLLMPolicy(ChatPolicyBase):
         )
 
     def reload_if_changed(self) -> bool:
-        if not self.source.from_slot:
+        if self.source is None or not self.source.from_slot:
             return False
         current = resolve_model_source(self.source.spec)
         if current.fingerprint == self.source.fingerprint:
@@ -140,16 +154,22 @@ class VLLMPolicy(ChatPolicyBase):
     def generate_ids(
         self, prompt_ids: Sequence[Sequence[int]], sampling: SamplingConfig
     ) -> list[list[Completion]]:
-        params = self._vllm.SamplingParams(
-            n=sampling.n,
-            temperature=sampling.temperature,
-            top_p=sampling.top_p,
-            max_tokens=sampling.max_tokens,
-            stop=list(sampling.stop) or None,
-            logprobs=0,
-            seed=sampling.seed,
-            skip_special_tokens=False,
-        )
+        # One SamplingParams per prompt, seeded seed + i: a GRPO group sends the same prompt G
+        # times, and vLLM seeds each request's generator from its own seed, so one shared seed
+        # would give G identical samples (no reward variance in the group).
+        params = [
+            self._vllm.SamplingParams(
+                n=sampling.n,
+                temperature=sampling.temperature,
+                top_p=sampling.top_p,
+                max_tokens=sampling.max_tokens,
+                stop=list(sampling.stop) or None,
+                logprobs=0,
+                seed=None if sampling.seed is None else sampling.seed + i,
+                skip_special_tokens=False,
+            )
+            for i in range(len(prompt_ids))
+        ]
         prompts = [{"prompt_token_ids": list(ids)} for ids in prompt_ids]  # TokensPrompt
         with self._lock:
             outputs = self._llm.generate(prompts, sampling_params=params, use_tqdm=False)

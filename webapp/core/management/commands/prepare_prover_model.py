@@ -1,13 +1,15 @@
 """Prepare the CPU default prover: SmolLM2-135M-Instruct fine-tuned on the starter course.
 
     python manage.py prepare_prover_model [--force] [--out DIR] [--threads N] [--no-serve]
-                                          [--if-unserved]
+                                          [--if-unserved] [--background]
 
 The first run trains (about 4 minutes on two free CPU cores, with a progress bar); later runs
 find the cached model and return at once. Unless --no-serve, the model is then registered
 in the checkpoint registry (settings.CHECKPOINT_ROOT) and promoted to serving when nothing
 serves yet, so a prover worker with LEANCOACH_SERVING_CHECKPOINT=<that root> uses it, and
-later follows whatever the trainer promotes. The last line printed is the model folder.
+later follows whatever the trainer promotes. The last line printed is the model folder. --background queues the same work as a job on
+the `train` queue instead (what `make run` does, so the app serves meanwhile; the console and
+the status page show its progress).
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ class Command(BaseCommand):
             help="do nothing when a checkpoint already serves (what `make run` asks)",
         )
         parser.add_argument(
+            "--background",
+            action="store_true",
+            help="queue it as a job on the `train` queue and return at once",
+        )
+        parser.add_argument(
+            "--interrupted",
+            action="store_true",
+            help="with --background: an unfinished earlier job was interrupted; queue anew",
+        )
+        parser.add_argument(
             "--no-serve",
             action="store_true",
             help="do not register it in the checkpoint registry / promote it to serving",
@@ -49,8 +61,13 @@ class Command(BaseCommand):
         threads: int | None = None,
         no_serve: bool = False,
         if_unserved: bool = False,
+        background: bool = False,
+        interrupted: bool = False,
         **options: Any,
     ) -> None:
+        if background:
+            self._queue(interrupted)
+            return
         serving = Path(settings.CHECKPOINT_ROOT) / "serving.json"
         if if_unserved and not force and serving.exists():
             self.stdout.write(f"A prover checkpoint already serves ({serving}); nothing to do.")
@@ -100,6 +117,18 @@ class Command(BaseCommand):
             )
         self._serve(path, serve_if_unserved, skip=no_serve)
         self.stdout.write(str(path))
+
+    def _queue(self, interrupted: bool) -> None:
+        from webapp.console.default_model import do_queue_default_model
+
+        run = do_queue_default_model(interrupted=interrupted)
+        if run is None:
+            self.stdout.write("A prover checkpoint serves or is being prepared; nothing queued.")
+        else:
+            self.stdout.write(
+                f"Queued the prover model fine-tune on the `train` queue (training run "
+                f"{run.pk}); its progress shows in the console and on the status page."
+            )
 
     def _serve(self, path: Path, serve_if_unserved: Any, *, skip: bool) -> None:
         if skip:

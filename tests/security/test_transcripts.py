@@ -1,0 +1,101 @@
+"""Every recorded real REPL transcript (the REPL's own test suite, exact framing) replays
+through the driver's reply parser and id checks with zero failures."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from tutor.lean.repl import IdTracker, decode_reply, split_reply
+from tutor.lean.verdict import syntax_refusal
+
+REPO = Path(__file__).resolve().parents[2]
+TRANSCRIPTS = REPO / ".." / "shared" / "data" / "lean_transcripts"
+INDEX = TRANSCRIPTS / "repl" / "INDEX.jsonl"
+
+pytestmark = pytest.mark.skipif(
+    not INDEX.is_file(), reason=f"the recorded REPL transcripts are not at {TRANSCRIPTS}"
+)
+
+
+def _pairs() -> list[dict[str, object]]:
+    if not INDEX.is_file():
+        return []
+    return [json.loads(line) for line in INDEX.read_text(encoding="utf-8").splitlines() if line]
+
+
+def read_requests(text: str) -> list[dict[str, object]]:
+    """As the REPL reads them: lines up to a blank one, right-trimmed, concatenated;
+    requests starting with `#` or `--` are skipped without a reply."""
+    requests, lines = [], []
+    for raw in [*text.split("\n"), ""]:
+        if raw.strip():
+            lines.append(raw.rstrip())
+            continue
+        if lines:
+            joined = "".join(lines)
+            lines = []
+            if not joined.lstrip().startswith(("#", "--")):
+                requests.append(json.loads(joined))
+    return requests
+
+
+def replay(out: bytes) -> list[dict[str, object]]:
+    """The driver's reader over a whole recorded stdout, fed in small chunks."""
+    buffer, replies, scanned = bytearray(), [], 0
+    for start in range(0, len(out), 7):
+        buffer += out[start : start + 7]
+        while (found := split_reply(buffer, scanned)) is not None:
+            raw, end = found
+            del buffer[:end]
+            replies.append(decode_reply(raw))
+            scanned = 0
+        scanned = len(buffer)
+    assert not buffer, f"bytes left after the last reply: {bytes(buffer[:80])!r}"
+    return replies
+
+
+@pytest.mark.parametrize("pair", _pairs(), ids=lambda pair: str(pair["name"]))
+def test_a_recorded_transcript_replays_through_the_driver(pair: dict[str, object]) -> None:
+    requests = read_requests((TRANSCRIPTS / str(pair["in"])).read_text(encoding="utf-8"))
+    replies = replay((TRANSCRIPTS / str(pair["out"])).read_bytes())
+    assert len(replies) == len(requests) == pair["n_replies"]
+    tracker = IdTracker()
+    for request, reply in zip(requests, replies, strict=True):
+        tracker.accept(request, reply)
+
+
+def test_every_transcript_was_replayed() -> None:
+    assert len(_pairs()) == 71
+
+
+def _recorded_infotree() -> list[dict[str, object]]:
+    out = (TRANSCRIPTS / "repl" / "infotree_theorem.expected.out").read_bytes()
+    [reply] = replay(out)
+    tree = reply["infotree"]
+    assert isinstance(tree, list)
+    return tree
+
+
+def test_a_real_infotree_of_one_theorem_passes_the_syntax_check() -> None:
+    assert syntax_refusal(_recorded_infotree()) is None
+
+
+def test_a_second_command_or_a_code_running_node_is_refused() -> None:
+    tree = _recorded_infotree()
+    declaration, eoi = tree
+    evil = copy.deepcopy(declaration)
+    evil["node"]["stx"]["kind"] = "Lean.Parser.Command.eval"  # type: ignore[index]
+    assert "did not stay inside" in str(syntax_refusal([declaration, evil, eoi]))
+    tactic = copy.deepcopy(declaration)
+    tactic["node"]["stx"]["kind"] = "Lean.Parser.Tactic.runTac"  # type: ignore[index]
+    nested = copy.deepcopy(declaration)
+    nested["children"] = [*nested["children"], tactic]  # type: ignore[misc]
+    assert "runTac" in str(syntax_refusal([nested, eoi]))
+    # A command starting inside the proof's lines (from line 1 here) is an escape.
+    assert syntax_refusal([evil, declaration, eoi], proof_line=1) is not None
+    assert syntax_refusal([declaration, declaration, eoi], proof_line=2) is None  # course
+    assert syntax_refusal(None) is not None

@@ -1,0 +1,37 @@
+"""training.default_model.safetensors_base: trainers get a loadable folder for any model spec;
+a GGUF (the default SmolLM2) is converted once into the registry and reused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training.config import tiny_cpu_config
+from training.default_model import safetensors_base
+from training.session import load_model_and_tokenizer
+from tutor.prover.policy.models import ModelNotFound
+
+
+def test_a_model_folder_is_used_as_is(tiny_model_dir: Path, tmp_path: Path) -> None:
+    assert safetensors_base(str(tiny_model_dir), tmp_path) == tiny_model_dir.resolve()
+    assert not (tmp_path / "bases").exists()
+
+
+@pytest.mark.slow
+def test_the_smollm2_gguf_is_converted_once_and_trainers_load_it(tmp_path: Path) -> None:
+    try:
+        first = safetensors_base("smollm2", tmp_path)
+    except ModelNotFound as exc:
+        pytest.skip(str(exc))
+    assert first.parent == tmp_path / "bases" and (first / "config.json").is_file()
+    weights = next(first.glob("*.safetensors"))
+    stamp = weights.stat().st_mtime_ns
+    assert safetensors_base("smollm2", tmp_path) == first  # reused, not converted again
+    assert weights.stat().st_mtime_ns == stamp
+    import torch
+
+    model, tokenizer = load_model_and_tokenizer(
+        tiny_cpu_config(str(first), ""), torch.device("cpu")
+    )  # the check that failed with "has no config.json" on the GGUF
+    assert model.config.vocab_size > 1000 and tokenizer("theorem").input_ids

@@ -1,0 +1,64 @@
+"""Global batch semantics: fd.batch_size and grpo.problems_per_step are per step in all,
+split over the ranks. One process and two gloo ranks (FSDP, as under torchrun) take the
+same step: the same number of trajectories and the same gradient."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+import torch
+import torch.multiprocessing as mp
+
+from tests.training.dist_workers import one_step_gradient
+from training import distributed
+
+PROBLEMS = [
+    {
+        "name": f"p{i}",
+        "formal_statement": f"theorem p{i} (n : Nat) : n + {i} = {i} + n := by",
+        "header": "",
+        "reference_proof": "omega" if i != 3 else None,
+    }
+    for i in range(4)
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_per_rank_divides_the_global_batch_or_says_how_to_fix_it():
+    assert distributed.per_rank(128, "fd.batch_size", world=8) == 16
+    assert distributed.per_rank(64, "grpo.problems_per_step", world=8) == 8
+    with pytest.raises(ValueError, match=r"fd.batch_size = 100 .* 8 ranks.*104"):
+        distributed.per_rank(100, "fd.batch_size", world=8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stage", ["fd", "grpo"])
+def test_one_and_two_ranks_take_the_same_step(
+    stage: str, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
+    args = (str(tiny_model_dir), str(problems), str(tmp_path), stage)
+    one_step_gradient(0, 1, 0, *args)
+    mp.start_processes(
+        one_step_gradient, args=(2, _free_port(), *args), nprocs=2, start_method="spawn"
+    )
+    one = torch.load(tmp_path / f"delta-{stage}-1.pt")
+    two = torch.load(tmp_path / f"delta-{stage}-2.pt")
+    m1 = json.loads((tmp_path / f"metrics-{stage}-1.json").read_text())
+    m2 = json.loads((tmp_path / f"metrics-{stage}-2.json").read_text())
+    n = 4 if stage == "fd" else 8  # the global batch, not that many per rank
+    assert m1["trajectories"] == m2["trajectories"] == n
+    assert m1["batch_per_rank"] == n and m2["batch_per_rank"] == n // 2
+    assert m1["tokens"] == m2["tokens"]
+    assert any(d.abs().max() > 0 for d in one.values()), "the step must move the weights"
+    for name in one:
+        torch.testing.assert_close(two[name], one[name], rtol=1e-4, atol=1e-7, msg=name)

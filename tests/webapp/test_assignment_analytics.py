@@ -1,0 +1,218 @@
+"""What the class gets wrong: per exercise of an assignment, from the class's attempts only,
+in a fixed number of queries; the drill-down and the grade book."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from tests.webapp.cast import Cast
+from webapp.assignments.analytics import exercise_analytics
+from webapp.assignments.models import Assignment
+from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
+from webapp.courses.models import HintOpening
+from webapp.provers.models import ProverRun
+
+T0 = timezone.now() - timedelta(hours=5)
+
+
+def _assignment(cast: Cast, *, due: timedelta = timedelta(days=1)) -> Assignment:
+    a = Assignment.objects.create(
+        classroom=cast.classroom,
+        title="Week 1",
+        opens_at=timezone.now() - timedelta(days=2),
+        due_at=timezone.now() + due,
+    )
+    a.exercises.add(cast.exercise)
+    return a
+
+
+def _try(
+    cast: Cast,
+    student: User,
+    minutes: int,
+    *,
+    valid: bool,
+    errors: list[tuple[str, int]] = (),
+    tips: list[str] = (),
+) -> Attempt:  # type: ignore[assignment]
+    attempt = Attempt.objects.create(
+        student=student, exercise=cast.exercise, proof="  simp", status="done", valid=valid
+    )
+    Attempt.objects.filter(pk=attempt.pk).update(created_at=T0 + timedelta(minutes=minutes))
+    for kind, line in errors:
+        LineDiagnostic.objects.create(
+            attempt=attempt, line=line, severity="error", kind=kind, message=kind
+        )
+    for tip in tips:
+        Suggestion.objects.create(attempt=attempt, line=1, text=tip, kind="unsolved_goals")
+    return attempt
+
+
+def _student(cast: Cast, name: str) -> User:
+    user = User.objects.create_user(name)
+    cast.classroom.students.add(user)
+    return user
+
+
+def _class_of_three(cast: Cast) -> tuple[User, User, User]:
+    sam, bea, cal = cast.student, _student(cast, "bea"), _student(cast, "cal")
+    # Sam: wrong, wrong, right after 20 minutes, having read "Try rfl." just before.
+    _try(cast, sam, 0, valid=False, errors=[("unsolved_goals", 1)])
+    _try(
+        cast, sam, 10, valid=False, errors=[("unsolved_goals", 1), ("syntax", 2)], tips=["Try rfl."]
+    )
+    _try(cast, sam, 20, valid=True)
+    # Bea: wrong, right after 4 minutes, having read "Try rfl." too.
+    _try(cast, bea, 0, valid=False, errors=[("unsolved_goals", 2)], tips=["Try rfl."])
+    _try(cast, bea, 4, valid=True)
+    # Cal: never solves; opens hints and asks the prover.
+    _try(cast, cal, 0, valid=False, errors=[("type_mismatch", 1)])
+    HintOpening.objects.create(student=cal, exercise=cast.exercise, index=0)
+    HintOpening.objects.create(student=cal, exercise=cast.exercise, index=1)
+    HintOpening.objects.create(student=bea, exercise=cast.exercise, index=0)
+    ProverRun.objects.create(exercise=cast.exercise, user=cal, status="finished")
+    ProverRun.objects.create(exercise=cast.exercise, user=cal, status="failed")
+    return sam, bea, cal
+
+
+def test_it_tells_who_solved_how_fast_and_what_went_wrong(cast: Cast) -> None:
+    _class_of_three(cast)
+    # Olly is in Otto's class: his many errors are not Tess's class's.
+    for minute in range(3):
+        _try(cast, cast.other_student, minute, valid=False, errors=[("syntax", 9)])
+    stats = exercise_analytics(cast.classroom, cast.exercise)
+    assert (stats.class_size, stats.tried) == (3, 3)
+    assert [(s.username, s.attempts) for s in stats.solvers] == [("bea", 2), ("sam", 3)]
+    assert stats.median_attempts == 2.5
+    assert stats.median_time == timedelta(minutes=12)  # median of 4 and 20 minutes
+    assert [(e.kind, e.count, e.students) for e in stats.errors] == [
+        ("unsolved_goals", 3, 2),
+        ("syntax", 1, 1),
+        ("type_mismatch", 1, 1),
+    ]
+    assert stats.errors[0].lines == [(1, 2), (2, 1)]
+    assert stats.suggestions == [("unsolved_goals", "Try rfl.", 2)]
+    assert stats.hints_by_index == [(1, 2), (2, 1)] and stats.hint_students == 2
+    assert (stats.prover_runs, stats.prover_students) == (2, 1)
+    assert stats.attempts_histogram == [("1", 0), ("2", 1), ("3", 1), ("4", 0), ("5+", 0)]
+
+
+def test_the_analytics_page_draws_its_charts_without_scripts(cast: Cast, client: Client) -> None:
+    _class_of_three(cast)
+    a = _assignment(cast)
+    client.force_login(cast.teacher)
+    response = client.get(reverse("assignments:exercise", args=[a.pk, cast.exercise.pk]))
+    body = response.content.decode()
+    assert body.count("<svg") == 2 and "unsolved_goals" in body and "Try rfl." in body
+    assert "<script>" not in body and "script-src 'self'" in response["Content-Security-Policy"]
+    fragment = client.get(
+        reverse("assignments:exercise", args=[a.pk, cast.exercise.pk]),
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert fragment.lstrip().startswith('<div id="exercise-analytics">')
+
+
+def _analytics_queries(client: Client, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return len(queries)
+
+
+def test_analytics_ask_no_more_queries_for_a_bigger_class(cast: Cast, client: Client) -> None:
+    _class_of_three(cast)
+    a = _assignment(cast)
+    url = reverse("assignments:exercise", args=[a.pk, cast.exercise.pk])
+    results = reverse("assignments:detail", args=[a.pk])
+    client.force_login(cast.teacher)
+    client.get(url)
+    small, small_results = _analytics_queries(client, url), _analytics_queries(client, results)
+    for i in range(12):
+        student = _student(cast, f"s{i}")
+        _try(cast, student, 0, valid=False, errors=[("syntax", 1)], tips=["Check the syntax."])
+        _try(cast, student, 3, valid=True)
+        HintOpening.objects.create(student=student, exercise=cast.exercise, index=0)
+    assert _analytics_queries(client, url) == small
+    assert _analytics_queries(client, results) == small_results
+
+
+def test_the_drill_down_lists_the_class_attempts_by_error_kind(cast: Cast, client: Client) -> None:
+    _class_of_three(cast)
+    _try(cast, cast.other_student, 0, valid=False, errors=[("type_mismatch", 1)])
+    a = _assignment(cast)
+    client.force_login(cast.teacher)
+    url = reverse("assignments:attempts", args=[a.pk, cast.exercise.pk])
+    body = client.get(url, {"kind": "type_mismatch"}).content.decode()
+    assert "1 attempt." in body and "cal" in body and "olly" not in body
+    assert "6 attempts." in client.get(url).content.decode()
+
+
+def test_another_teacher_cannot_read_her_class_analytics(cast: Cast, client: Client) -> None:
+    a = _assignment(cast)
+    client.force_login(cast.other_teacher)
+    for name in ("assignments:exercise", "assignments:attempts"):
+        assert client.get(reverse(name, args=[a.pk, cast.exercise.pk])).status_code == 404
+
+
+def _rows(client: Client, cast: Cast) -> list[list[str]]:
+    response = client.get(reverse("assignments:grades_csv", args=[cast.classroom.pk]))
+    assert response["Content-Type"].startswith("text/csv")
+    return list(csv.reader(io.StringIO(response.content.decode())))
+
+
+def test_the_grade_book_has_a_row_per_student_and_a_column_per_assignment(
+    cast: Cast, client: Client
+) -> None:
+    _class_of_three(cast)
+    _assignment(cast, due=-timedelta(hours=5, minutes=10))  # Sam's solve came after it
+    on_time = _assignment(cast, due=timedelta(days=1))
+    on_time.title = "=HYPERLINK()"  # a formula in a spreadsheet unless quoted
+    on_time.save()
+    client.force_login(cast.teacher)
+    header, *rows = _rows(client, cast)
+    assert header[0] == "student" and len(header) == 3
+    assert header[1].startswith("Week 1 (due ") and header[2].startswith("'=HYPERLINK()")
+    assert rows == [
+        ["bea", "1/1 late hint", "1/1 hint"],
+        ["cal", "0/1 hint prover", "0/1 hint prover"],
+        ["sam", "1/1 late", "1/1"],
+    ]
+
+
+def test_the_grade_book_is_the_teachers_only(cast: Cast, client: Client) -> None:
+    client.force_login(cast.other_teacher)
+    assert (
+        client.get(reverse("assignments:grades_csv", args=[cast.classroom.pk])).status_code == 404
+    )
+
+
+def test_the_results_page_opens_an_exercise_analytics_in_place(cast: Cast, client: Client) -> None:
+    a = _assignment(cast)
+    client.force_login(cast.teacher)
+    body = client.get(reverse("assignments:detail", args=[a.pk])).content.decode()
+    url = reverse("assignments:exercise", args=[a.pk, cast.exercise.pk])
+    assert f'hx-get="{url}" hx-target="#analytics-panel"' in body
+    assert 'id="analytics-panel"' in body
+
+
+def test_the_grade_book_asks_no_more_queries_for_a_bigger_class(cast: Cast, client: Client) -> None:
+    _class_of_three(cast)
+    _assignment(cast)
+    _assignment(cast, due=timedelta(days=2))
+    url = reverse("assignments:grades_csv", args=[cast.classroom.pk])
+    client.force_login(cast.teacher)
+    client.get(url)
+    small = _analytics_queries(client, url)
+    for i in range(10):
+        student = _student(cast, f"g{i}")
+        _try(cast, student, 1, valid=True)
+    _assignment(cast, due=timedelta(days=3))
+    assert _analytics_queries(client, url) == small

@@ -1,0 +1,508 @@
+"""What is in scope at a line, and the terms its facts build: a small `exact?` over the local
+context, so the coach can name the proof a position needs instead of "look for a lemma".
+
+A rule that knows the type a position needs (Lean printed it) asks `proofs_of(wanted, facts)`
+for terms that certainly have that type: a hypothesis, a projection (`h.2.2`, `h.mpr`), an
+application (`hpq hp`, `hf 5`), a constructor (`⟨hq, hp⟩`, `Or.inr hq`), `h.symm`,
+`Nat.le_of_eq h`, or `absurd hp hnp` when the facts contradict. Types are compared as text
+after normalising layout, binder annotations, `≥`/`>` and closed ℕ arithmetic (`2 * 5` is
+`10` to Lean's kernel too), so a term is only offered when Lean would accept it by
+definitional unfolding of numerals at most.
+
+`facts_in_scope` adds to the statement's binders what the proof introduced before the line:
+`intro` names peeled off the statement's conclusion, `obtain`/`rcases` patterns on ∧ and ∃
+facts, and `have name : T`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tutor.coach.goals import Shape, Split, split_target, strip_parens
+from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
+
+Fact = tuple[str, str]  # (term, its type)
+
+_NAME = r"[^\s⟨⟩,()\[\]:]+"
+_NAT_LIMIT = 10**12
+
+
+@dataclass(frozen=True)
+class _Scope:
+    facts: list[Fact]
+    goal: str | None  # the goal at the line when the intros before it could be traced
+
+
+def facts_in_scope(statement: str, text: AttemptText, line: int) -> list[Fact]:
+    """The statement's hypotheses and what the proof introduced before `line`."""
+    return _trace(statement, text, line).facts
+
+
+def traced_goal(statement: str, text: AttemptText, line: int) -> str | None:
+    """The goal at `line` when every step before it only introduced names, else None."""
+    return _trace(statement, text, line).goal
+
+
+def _trace(statement: str, text: AttemptText, line: int) -> _Scope:
+    facts: list[Fact] = list(statement_hypotheses(statement))
+    goal = proof_conclusion(statement)
+    start = _proof_start(text)
+    for number in range(start, min(line, text.n_lines + 1)):
+        code = text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        if not code:
+            continue
+        intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
+        if intro and goal is not None:
+            for name in intro.group(1).split():
+                goal = _peel(goal, name, facts)
+                if goal is None:
+                    break
+            continue
+        if _destructure(code, facts) or _have(code, facts):
+            continue
+        goal = None  # any other step changes the goal in ways not traced here
+    return _Scope(facts, goal)
+
+
+def _proof_start(text: AttemptText) -> int:
+    for number in range(1, text.n_lines + 1):
+        if re.search(r":=\s*by\s*$", text.line(number)):
+            return number + 1
+    return 1
+
+
+def _peel(goal: str, name: str, facts: list[Fact]) -> str | None:
+    """The goal after `intro name`, recording the new fact; None when it cannot be traced."""
+    split = split_target(goal)
+    if split.shape is Shape.IMPLIES:
+        facts.append((name, split.left))
+        return split.right
+    if split.shape is Shape.NOT:
+        facts.append((name, split.right))
+        return "False"
+    if split.shape is Shape.FORALL:
+        binder = re.match(
+            r"^∀\s*\(?\s*([\w'₀-₉]+)((?:\s+[\w'₀-₉]+)*)\s*(?::\s*([^,)]+))?\)?\s*,\s*(.+)$", goal
+        )
+        if not binder:
+            return None
+        var, more, typ, body = binder.groups()
+        facts.append((name, (typ or "").strip()))
+        body = _rename(body, var, name)
+        rest = more.split()
+        if rest:
+            return f"∀ {' '.join(rest)}{' : ' + typ.strip() if typ else ''}, {body}"
+        return body
+    return None
+
+
+def _rename(text: str, old: str, new: str) -> str:
+    return re.sub(rf"(?<![\w.']){re.escape(old)}(?![\w'])", new, text)
+
+
+def _destructure(code: str, facts: list[Fact]) -> bool:
+    match = re.match(r"^obtain\s+⟨(.+)⟩\s*:=\s*(\S+)$", code) or re.match(
+        r"^rcases\s+(\S+)\s+with\s+⟨(.+)⟩$", code
+    )
+    if not match:
+        return False
+    names_text, source = (
+        (match.group(1), match.group(2)) if code.startswith("obtain") else match.groups()[::-1]
+    )
+    names = [n.strip() for n in names_text.split(",")]
+    typ = dict(facts).get(source)
+    if typ is None:
+        return True
+    for name in names[:-1]:
+        split = split_target(typ)
+        if split.shape is Shape.AND:
+            facts.append((name, split.left))
+            typ = split.right
+            continue
+        exists = re.match(r"^∃\s*\(?\s*([\w'₀-₉]+)\s*(?::\s*[^,)]+)?\)?\s*,\s*(.+)$", typ)
+        if not exists:
+            return True
+        facts.append((name, ""))
+        typ = _rename(exists.group(2), exists.group(1), name)
+    facts.append((names[-1], typ))
+    return True
+
+
+def _have(code: str, facts: list[Fact]) -> bool:
+    match = re.match(r"^have\s+([\w'₀-₉]+)\s*:\s*(.+?)\s*:=", code)
+    if not match:
+        return False
+    facts.append((match.group(1), match.group(2)))
+    return True
+
+
+# ---------------------------------------------------------------------- normal forms
+
+
+def normal(text: str) -> str:
+    """A type's text in the form facts are compared in."""
+    text = " ".join(text.split())
+    text = re.sub(r"\s*:\s*(Prop|Type\S*|Sort\S*)\s*$", "", text)
+    text = re.sub(r"\bNat\.succ\s+([\w'₀-₉]+)", r"\1 + 1", text)
+    text = re.sub(r"([\w'₀-₉]+)\.succ\b", r"\1 + 1", text)
+    # Binder annotations: `∀ (n : Nat), P` and `∀ n, P` print the same proposition.
+    text = re.sub(r"([∀∃])\s*\(\s*([\w'₀-₉ ]+?)\s*:\s*[^()]+?\)\s*,", r"\1 \2,", text)
+    text = re.sub(r"([∀∃])\s*([\w'₀-₉ ]+?)\s*:\s*[^,]+,", r"\1 \2,", text)
+    text = strip_parens(text)
+    split = split_target(text)
+    if split.shape in (Shape.LE, Shape.LT) and split.op in ("≥", ">"):
+        op = "≤" if split.op == "≥" else "<"
+        text = f"{split.right} {op} {split.left}"
+        split = split_target(text)
+    if split.shape in (Shape.EQ, Shape.NE, Shape.LE, Shape.LT) and split.op:
+        left, right = _fold(split.left), _fold(split.right)
+        text = f"{left} {split.op} {right}"
+    return text.replace("( ", "(").replace(" )", ")")
+
+
+def _fold(side: str) -> str:
+    """A closed ℕ expression as its value (`2 * 5` -> `10`), else the side unchanged."""
+    side = strip_parens(side)
+    if not re.fullmatch(r"[\d\s+*^()%/-]+", side) or not re.search(r"\d", side):
+        return side
+    value = nat_value(side)
+    return str(value) if value is not None else side
+
+
+def nat_value(text: str, env: dict[str, int] | None = None) -> int | None:
+    """The value Lean computes for an ℕ expression (truncated `-`, floor `/`), its variables
+    taken from `env`; None when it is not such an expression or a variable is missing."""
+    tree = _parsed(text)
+    return None if tree is None else _evaluate(tree, env or {})
+
+
+@lru_cache(maxsize=1024)
+def _parsed(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(text.replace("^", "**").replace("/", "//"), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _evaluate(node: ast.expr, env: dict[str, int]) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if not isinstance(node, ast.BinOp):
+        return None
+    a, b = _evaluate(node.left, env), _evaluate(node.right, env)
+    if a is None or b is None or a > _NAT_LIMIT or b > _NAT_LIMIT:
+        return None
+    if isinstance(node.op, ast.Add):
+        return a + b
+    if isinstance(node.op, ast.Sub):
+        return max(a - b, 0)
+    if isinstance(node.op, ast.Mult):
+        return a * b
+    if isinstance(node.op, ast.FloorDiv):
+        return a // b if b else 0
+    if isinstance(node.op, ast.Mod):
+        return a % b if b else a
+    if isinstance(node.op, ast.Pow) and b <= 64:
+        return int(a**b)
+    return None
+
+
+def same(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and normal(a) == normal(b)
+
+
+# ---------------------------------------------------------------------- derivations
+
+
+def _atom(term: str) -> str:
+    return term if re.fullmatch(r"[\w.'₀-₉]+", term) else f"({term})"
+
+
+def _expanded(facts: Iterable[Fact]) -> list[Fact]:
+    """Each fact with its projections: `h.1`/`h.2` of ∧ (nested), `h.mp`/`h.mpr` of ↔ (as
+    implications), `h.symm` of =."""
+    out: list[Fact] = []
+    todo = [(n, t) for n, t in facts if t and "✝" not in n]
+    while todo:
+        term, typ = todo.pop(0)
+        out.append((term, typ))
+        split = split_target(typ)
+        if split.shape is Shape.AND and term.count(".") < 4:
+            todo.append((f"{term}.1", split.left))
+            todo.append((f"{term}.2", split.right))
+        elif split.shape is Shape.IFF:
+            out.append((f"{term}.mp", f"{split.left} → {split.right}"))
+            out.append((f"{term}.mpr", f"{split.right} → {split.left}"))
+        elif split.shape is Shape.EQ:
+            out.append((f"{_atom(term)}.symm", f"{split.right} = {split.left}"))
+    return out
+
+
+def proofs_of(wanted: str, facts: Sequence[Fact], depth: int = 2) -> list[str]:
+    """Terms built from `facts` whose type is `wanted`, simplest first (may be empty)."""
+    atoms = _expanded(facts)
+    found = _derive(normal(wanted), atoms, depth)
+    unique = list(dict.fromkeys(found))
+    return sorted(unique, key=len)
+
+
+def _derive(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    out = [term for term, typ in atoms if normal(typ) == wanted]
+    if out or depth <= 0:
+        return out
+    out += _applications(wanted, atoms, depth)
+    out += _instances(wanted, atoms)
+    out += _constructors(wanted, atoms, depth)
+    out += _relations(wanted, atoms)
+    out += _case_splits(wanted, atoms, depth)
+    if not out:
+        out += _contradictions(atoms)
+    return out
+
+
+def _applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    """`f a` for `f : A → wanted` (and `hn a` for `hn : ¬A` when `wanted` is False)."""
+    out = []
+    for term, typ in atoms:
+        split = split_target(typ)
+        if split.shape is Shape.IMPLIES and normal(split.right) == wanted:
+            premise = split.left
+        elif split.shape is Shape.NOT and wanted == "False":
+            premise = split.right
+        else:
+            continue
+        for argument in _derive(normal(premise), atoms, depth - 1)[:1]:
+            out.append(f"{_atom(term)} {_atom(argument)}")
+    return out
+
+
+def _instances(wanted: str, atoms: list[Fact]) -> list[str]:
+    """`h v` for `h : ∀ x, P x` where `P v` is `wanted` (up to closed arithmetic)."""
+    out = []
+    values = _candidate_values(wanted)
+    for term, typ in atoms:
+        binder = re.match(r"^∀\s*([\w'₀-₉ ]+?)\s*,\s*(.+)$", normal(typ))
+        if not binder:
+            continue
+        names, body = binder.group(1).split(), binder.group(2)
+        if len(names) > 2 or split_target(body).shape is Shape.IMPLIES:
+            continue
+        for chosen in _assignments(len(names), values):
+            instance = body
+            for name, value in zip(names, chosen, strict=True):
+                instance = _rename(instance, name, _atom(value))
+            if normal(instance) == wanted:
+                out.append(f"{_atom(term)} {' '.join(_atom(v) for v in chosen)}")
+                break
+    return out
+
+
+def _candidate_values(wanted: str) -> list[str]:
+    tokens = re.findall(r"(?<![\w.'])(\d+|[a-zA-Z_][\w'₀-₉]*)(?![\w'])", wanted)
+    keywords = {"fun", "by", "at", "with"}
+    return list(dict.fromkeys(t for t in tokens if t not in keywords))[:8]
+
+
+def _assignments(n: int, values: list[str]) -> list[tuple[str, ...]]:
+    if n == 1:
+        return [(v,) for v in values]
+    return [(a, b) for a in values for b in values]
+
+
+def _constructors(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    split = split_target(wanted)
+    if split.shape is Shape.AND:
+        left = _derive(normal(split.left), atoms, depth - 1)
+        right = _derive(normal(split.right), atoms, depth - 1)
+        if left and right:
+            return [f"⟨{left[0]}, {right[0]}⟩"]
+    if split.shape is Shape.IFF:
+        forward = _derive(normal(f"{split.left} → {split.right}"), atoms, depth - 1)
+        backward = _derive(normal(f"{split.right} → {split.left}"), atoms, depth - 1)
+        if forward and backward:
+            return [f"⟨{forward[0]}, {backward[0]}⟩"]
+    if split.shape is Shape.OR:
+        left = _derive(normal(split.left), atoms, depth - 1)
+        if left:
+            return [f"Or.inl {_atom(left[0])}"]
+        right = _derive(normal(split.right), atoms, depth - 1)
+        if right:
+            return [f"Or.inr {_atom(right[0])}"]
+    if split.shape is Shape.EXISTS:
+        return _witnesses(wanted, atoms, depth)
+    if split.shape is Shape.NOT:
+        inner = split_target(split.right)
+        if inner.shape is Shape.NOT:  # ¬¬A from a proof of A
+            proof = _derive(normal(inner.right), atoms, depth - 1)
+            if proof:
+                name = negation_name(inner.right)
+                return [f"fun {name} => {name} {_atom(proof[0])}"]
+        # ¬A is A → False: assume A under a fresh name and derive False with it.
+        name = _fresh("h", atoms)
+        proof = _derive("False", _expanded([(name, split.right)]) + atoms, depth - 1)
+        if proof and not proof[0].startswith("absurd rfl"):
+            return [f"fun {name} => {proof[0]}"]
+    return []
+
+
+def _fresh(base: str, atoms: list[Fact]) -> str:
+    taken = {term for term, _ in atoms}
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}{i}", i + 1
+    return name
+
+
+def _case_splits(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    """`h.elim f g` for `h : A ∨ B` when `f : A → wanted` and `g : B → wanted` are derivable."""
+    out = []
+    for term, typ in atoms:
+        split = split_target(typ)
+        if split.shape is not Shape.OR:
+            continue
+        left = _derive(normal(f"{split.left} → {wanted}"), atoms, depth - 1)
+        right = _derive(normal(f"{split.right} → {wanted}"), atoms, depth - 1)
+        if left and right:
+            out.append(f"{_atom(term)}.elim {_atom(left[0])} {_atom(right[0])}")
+    return out
+
+
+def _witnesses(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    """`⟨w, proof⟩` for `∃ x, P x`: a witness whose property the facts prove, or the least ℕ
+    value (up to 1000) that makes a closed arithmetic property true (proved by `rfl`/`decide`)."""
+    pair = re.match(r"^∃\s*([\w'₀-₉]+)\s+([\w'₀-₉]+)\s*,\s*(.+)$", wanted)
+    if pair:
+        return _closed_pair(*pair.groups())
+    binder = re.match(r"^∃\s*([\w'₀-₉]+)\s*,\s*(.+)$", wanted)
+    if not binder:
+        return []
+    var, body = binder.groups()
+    names = [t for t, typ in atoms if re.fullmatch(r"(Nat|ℕ|Int|ℤ)", typ.strip())]
+    for witness in [*names, "0"]:
+        proof = _derive(normal(_rename(body, var, witness)), atoms, depth - 1)
+        if proof:
+            return [f"⟨{witness}, {proof[0]}⟩"]
+    instance = split_target(body)
+    if instance.shape not in (Shape.EQ, Shape.NE, Shape.LE, Shape.LT):
+        return []
+    for value in range(1001):
+        left = nat_value(instance.left, {var: value})
+        right = nat_value(instance.right, {var: value})
+        if left is None or right is None:
+            return []
+        holds = {"=": left == right, "≠": left != right, "≤": left <= right, "<": left < right}
+        if holds.get(instance.op, False):
+            return [f"⟨{value}, {'rfl' if instance.op == '=' else 'by decide'}⟩"]
+    return []
+
+
+def _closed_pair(first: str, second: str, body: str) -> list[str]:
+    """`⟨1, 2, rfl, rfl⟩` for `∃ a b, P a b` with P a conjunction of closed ℕ comparisons once
+    both values are in (values up to 30 each)."""
+    parts = []
+    rest = body
+    while True:
+        split = split_target(rest)
+        if split.shape is Shape.AND:
+            parts.append(split.left)
+            rest = split.right
+            continue
+        parts.append(rest)
+        break
+    comparisons = [split_target(p) for p in parts]
+    if any(c.shape not in (Shape.EQ, Shape.NE, Shape.LE, Shape.LT) for c in comparisons):
+        return []
+    for a in range(31):
+        for b in range(31):
+            if all(_holds(c, {first: a, second: b}) for c in comparisons):
+                proofs = ", ".join("rfl" if c.op == "=" else "by decide" for c in comparisons)
+                return [f"⟨{a}, {b}, {proofs}⟩"]
+    return []
+
+
+def _holds(comparison: Split, values: dict[str, int]) -> bool:
+    left, right = nat_value(comparison.left, values), nat_value(comparison.right, values)
+    if left is None or right is None:
+        return False
+    truth = {"=": left == right, "≠": left != right, "≤": left <= right, "<": left < right}
+    return truth.get(comparison.op, False)
+
+
+def negation_name(prop: str) -> str:
+    """`hnp` for a premise `¬p`: the name Lean users give it."""
+    prop = strip_parens(prop)
+    return f"hn{prop}" if re.fullmatch(r"[a-z]\w{0,2}", prop) else "hn"
+
+
+def number_type(text: str, atoms: Sequence[Fact]) -> str | None:
+    """ "Nat" or "Int" when every variable of `text` is declared ℕ (or ℤ) in the facts; the
+    lemmas named here exist only for those (ℝ needs Mathlib's general ones)."""
+    types = {term: " ".join(typ.split()) for term, typ in atoms}
+    kinds = set()
+    for name in re.findall(r"(?<![\w.'])([A-Za-z_][\w'₀-₉]*)(?![\w'])", text):
+        typ = types.get(name)
+        if typ is not None:
+            kinds.add({"Nat": "Nat", "ℕ": "Nat", "Int": "Int", "ℤ": "Int"}.get(typ, "other"))
+    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else None
+
+
+def _relations(wanted: str, atoms: list[Fact]) -> list[str]:
+    split = split_target(wanted)
+    prefix = number_type(wanted, atoms)
+    if split.shape is not Shape.LE or prefix is None:
+        return []
+    out = []
+    for term, typ in atoms:
+        fact = split_target(normal(typ))
+        sides = (normal(fact.left), normal(fact.right)) if fact.op else ("", "")
+        if sides != (normal(split.left), normal(split.right)):
+            continue
+        if fact.shape is Shape.EQ:
+            out.append(f"{prefix}.le_of_eq {_atom(term)}")
+        elif fact.shape is Shape.LT:
+            out.append(f"{prefix}.le_of_lt {_atom(term)}")
+    return out
+
+
+def _contradictions(atoms: list[Fact]) -> list[str]:
+    """Terms of any type: the facts contradict each other."""
+    for term, typ in atoms:
+        split = split_target(typ)
+        prefix = number_type(typ, atoms)
+        if split.shape is Shape.FALSE:
+            return [f"{_atom(term)}.elim"]
+        if split.shape is Shape.NE and normal(split.left) == normal(split.right):
+            return [f"absurd rfl {_atom(term)}"]
+        if (
+            split.shape is Shape.LT
+            and split.op == "<"
+            and prefix is not None
+            and normal(split.left) == normal(split.right)
+        ):
+            return [f"absurd {_atom(term)} ({prefix}.lt_irrefl {_atom(split.left.strip())})"]
+        if split.shape is Shape.EQ and prefix == "Nat":
+            succ = re.fullmatch(r"(.+?)\s*\+\s*1", normal(split.left))
+            if succ and normal(split.right) == "0":
+                return [f"absurd {_atom(term)} (Nat.succ_ne_zero {_atom(succ.group(1))})"]
+        if split.shape is Shape.NOT:
+            for other, other_type in atoms:
+                if normal(other_type) == normal(split.right):
+                    return [f"absurd {_atom(other)} {_atom(term)}"]
+    return []
+
+
+def contradiction(facts: Sequence[Fact]) -> str | None:
+    """A term proving anything from contradictory facts (`absurd rfl h` for `h : 0 ≠ 0`)."""
+    found = _contradictions(_expanded(facts))
+    return found[0] if found else None
+
+
+def substituted(facts: Sequence[Fact], var: str, value: str) -> list[Fact]:
+    """The facts with `var` replaced by `value` (a `cases`/`induction` branch's view)."""
+    return [(n, _rename(t, var, _atom(value))) for n, t in facts]

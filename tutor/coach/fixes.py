@@ -1,0 +1,843 @@
+"""Advice rules that name a concrete fix only when the message and the goal make it certain.
+
+Each rule returns a list of (line, text) pairs, or [] when it is not sure: the caller then
+falls back to a conceptual hint that names no tactic (saying nothing specific beats saying
+something wrong). Rules read the parts Lean printed (tutor.lean.messages.mismatch_parts), the
+statement's hypotheses and conclusion, and the student's own line.
+
+Also here: one short clause for each symbol a beginner cannot read (`?m.N`, `↑`, `case` tags,
+`✝` names, `sorryAx`), added inside the suggestion that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tutor.coach import context
+from tutor.coach.algebra import ac_step
+from tutor.coach.goals import Goal, Hypothesis, Shape, is_nonlinear, shorten, split_target
+from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
+from tutor.lean.messages import Mismatch, mismatch_parts
+
+Advice = tuple[int | None, str]
+
+_NAT_TYPES = ("Nat", "ℕ", "Int", "ℤ")
+_METAVAR = re.compile(r"\?[\w.]+")
+
+
+@dataclass
+class Scene:
+    """What a rule knows: the statement's binders, the attempt, the failing line."""
+
+    statement: str
+    text: AttemptText
+    line: int
+
+    @property
+    def hypotheses(self) -> list[tuple[str, str]]:
+        return statement_hypotheses(self.statement)
+
+    @property
+    def conclusion(self) -> str | None:
+        return proof_conclusion(self.statement)
+
+    def source(self) -> str:
+        return self.text.line(self.line).strip()
+
+    def is_first_tactic(self) -> bool:
+        """True when the failing line is the proof's first step (so the goal is the statement)."""
+        lines = self.text.lines
+        for number in range(1, self.line):
+            code = lines[number - 1].strip()
+            if code.endswith(":= by") or code.endswith(":=") or not code or code.startswith("--"):
+                continue
+            if re.match(r"^(theorem|lemma|example|def)\b", code):
+                continue
+            return False
+        return True
+
+    def fact_with_type(self, wanted: str) -> str | None:
+        for name, typ in self.hypotheses:
+            if _norm(typ) == _norm(wanted):
+                return name
+        return None
+
+    def variable_types(self) -> dict[str, str]:
+        return dict(self.hypotheses)
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The statement's binders and what the proof introduced before the failing line."""
+        return context.facts_in_scope(self.statement, self.text, self.line)
+
+
+def _norm(text: str) -> str:
+    text = " ".join(text.replace("(", " ( ").replace(")", " ) ").split())
+    text = re.sub(r"\s*:\s*(Prop|Type\S*|Sort\S*)\s*$", "", text)
+    return text.replace("( ", "(").replace(" )", ")")
+
+
+def _strip_parens(text: str) -> str:
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    return text
+
+
+def is_linear_arith(target: str, types: dict[str, str]) -> bool:
+    """A (dis)equation or inequality over ℕ/ℤ variables that omega decides: no products of
+    variables, no function applications, no lists."""
+    shape = split_target(target).shape
+    if shape not in (Shape.EQ, Shape.LE, Shape.LT, Shape.NE):
+        return False
+    if is_nonlinear(target) or re.search(r"[A-Za-z_][\w']*\s*\*\s*[A-Za-z_(]", target):
+        return False
+    if any(sym in target for sym in ("::", "[", ".length", "ℝ", "ℚ", "/", "^")):
+        return False
+    words = set(re.findall(r"(?<![\w.])[A-Za-z_][\w']*", target)) - {"Nat", "Int"}
+    return all(types.get(w, "Nat").strip() in _NAT_TYPES for w in words) and not any(
+        re.search(rf"\b{re.escape(w)}\s+[\w(]", target) for w in words
+    )
+
+
+# ---------------------------------------------------------------------- explanations
+
+_CASE = re.compile(r"^case (\S+)", re.MULTILINE)
+
+
+def explanations(message: str, goal_text: str | None = None) -> list[str]:
+    """Short clauses explaining the symbols in a message that a beginner cannot read."""
+    text = message + "\n" + (goal_text or "")
+    clauses = []
+    meta = _METAVAR.search(text)
+    if meta:
+        clauses.append(f"`{meta.group(0)}` is a placeholder for a term Lean could not work out yet")
+    if "↑" in text:
+        clauses.append("`↑x` is a cast (coercion) of `x` into another number type, such as ℕ to ℤ")
+    case = _CASE.search(text)
+    if case:
+        clauses.append(f"`case {case.group(1)}` names the goal left from that branch")
+    dagger = re.search(r"[\w']+✝[¹²³⁴⁵⁶⁷⁸⁹⁰]*", text)
+    if dagger:
+        clauses.append(
+            f"`{dagger.group(0)}` is an inaccessible name Lean made up; you cannot type it until "
+            "you name it (`with` or `rename_i`)"
+        )
+    if "sorryAx" in text:
+        clauses.append("`sorryAx` is how Lean shows a `sorry` inside a term")
+    return clauses
+
+
+# ---------------------------------------------------------------------- type mismatch
+
+
+def type_mismatch(message: str, scene: Scene) -> list[Advice]:
+    parts = mismatch_parts(message)
+    if parts is None:
+        return []
+    parts = Mismatch(parts.term, _norm(parts.has), _norm(parts.expected), parts.application)
+    for rule in (
+        _missing_argument,
+        _iff_direction,
+        _cast_mismatch,
+        _needs_intro,
+        _wrong_side_chosen,
+        _instantiate_forall,
+        _apply_implication,
+        _false_elim,
+        _swapped_sides,
+        _or_side,
+        _anonymous_order,
+        _exists_as_value,
+        _convert_with_hypothesis,
+        _contrapositive,
+        _exists_from_instance,
+        _missing_values,
+        _derived,
+        _hypothesis_fits,
+        _hypothesis_states_it,
+        _le_of_lt,
+        _linear_omega,
+    ):
+        advice = rule(parts, scene)
+        if advice:
+            return advice
+    return []
+
+
+def _missing_argument(p: Mismatch, s: Scene) -> list[Advice]:
+    """`Nat.le_trans h₁` : `b ≤ ?m → a ≤ ?m` for goal `a ≤ c`: a premise is still missing."""
+    split = split_target(p.has)
+    if split.shape is not Shape.IMPLIES or "?" not in p.has:
+        return []
+    pattern = re.escape(_norm(split.right))
+    for meta in set(_METAVAR.findall(_norm(split.right))):
+        pattern = pattern.replace(re.escape(meta), r"(.+?)", 1).replace(re.escape(meta), r"\S+")
+    match = re.fullmatch(pattern, _norm(p.expected))
+    premise = _norm(split.left)
+    if match and match.groups():
+        for meta in _METAVAR.findall(_norm(split.right)):
+            premise = premise.replace(meta, match.group(1))
+    name = s.fact_with_type(premise)
+    if name is None:
+        return []
+    return [
+        (
+            s.line,
+            f"Do pass the missing argument on line {s.line}: write `{p.term} {name}`, since "
+            f"`{p.term}` still needs a proof of `{shorten(premise, 30)}`, which `{name}` is.",
+        )
+    ]
+
+
+def _iff_direction(p: Mismatch, s: Scene) -> list[Advice]:
+    app = p.application or ""
+    has = split_target(p.has)
+    want = split_target(p.expected)
+    if has.shape is Shape.IFF and want.shape is Shape.IMPLIES:
+        if _norm(has.left) == _norm(want.left):
+            return [_term_advice(s, f"{p.term}.mp", "`.mp` is the left-to-right direction of ↔")]
+        if _norm(has.right) == _norm(want.left):
+            return [_term_advice(s, f"{p.term}.mpr", "`.mpr` is the right-to-left direction of ↔")]
+    match = re.match(r"^(\S+)\.(mp|mpr|1|2)\s+(.+)$", app)
+    if match and not _VALUE_TYPE.fullmatch(_norm(p.has)):
+        flipped = {"mp": "mpr", "mpr": "mp", "1": "2", "2": "1"}[match.group(2)]
+        fixed = f"{match.group(1)}.{flipped} {match.group(3)}"
+        return [
+            _term_advice(
+                s, fixed, f"`.{match.group(2)}` goes the other way along the ↔ than you need"
+            )
+        ]
+    return []
+
+
+def _derived(p: Mismatch, s: Scene) -> list[Advice]:
+    """A term built from the facts in scope has exactly the type this position needs."""
+    proofs = [t for t in context.proofs_of(p.expected, s.facts()) if t != p.term]
+    if not proofs:
+        return []
+    proof = proofs[0]
+    source = s.source()
+    whole = _whole_term(s, source)
+    if whole is not None:
+        return [
+            (
+                s.line,
+                f"Do write `exact {whole}` on line {s.line}: `{shorten(p.term, 20)}` proves "
+                f"`{shorten(p.has, 24)}` where `{shorten(p.expected, 24)}` is needed, and "
+                f"`{shorten(whole, 30)}` builds the goal from the facts you have.",
+            )
+        ]
+    if re.search(rf"(?<![\w.']){re.escape(proof)}(?![\w'])", source):
+        swapped = swapped_arguments(source, p.term, proof)
+        if swapped is None:
+            return []  # a term already on the line: the whole line needs rethinking
+        return [
+            (
+                s.line,
+                f"Do swap the arguments: write `{swapped}` on line {s.line}, since the position "
+                f"of `{p.term}` needs `{shorten(p.expected, 24)}`, which `{proof}` proves.",
+            )
+        ]
+    if p.application:
+        fixed = _replace_term(p.application, p.term, context._atom(proof))
+        if fixed is None:
+            return []
+        step = f"`{fixed}`"
+    elif re.fullmatch(rf"exact\s+{re.escape(p.term)}", source) or (
+        source.startswith("exact ") and _replace_term(source, p.term, proof) is None
+    ):  # the whole term (Lean may print `h.1` as `h.left`)
+        step = f"`exact {proof}`"
+    else:
+        replaced = _replace_term(source, p.term, context._atom(proof))
+        if replaced is None:
+            return []
+        step = f"`{replaced}`"
+    return [
+        (
+            s.line,
+            f"Do write {step} on line {s.line}: this position needs `{shorten(p.expected, 30)}`, "
+            f"`{shorten(p.term, 20)}` proves `{shorten(p.has, 24)}`, and `{shorten(proof, 30)}` "
+            "is built from the facts you have.",
+        )
+    ]
+
+
+_SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
+
+
+def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
+    """`apply Or.inl` (or `left`) then a proof of the right side: the earlier line chose the
+    side the facts cannot prove."""
+    previous = s.text.last_code_line(s.line - 1)
+    if previous is None or p.application:
+        return []
+    step = _SIDE_STEP.match(s.text.line(previous).strip())
+    goal = context.traced_goal(s.statement, s.text, previous)
+    if not step or goal is None:
+        return []
+    split = split_target(goal)
+    if split.shape is not Shape.OR:
+        return []
+    chose_left = step.group(1) in ("left",) or step.group(1).endswith("inl")
+    other = split.right if chose_left else split.left
+    if not context.same(p.has, other):
+        return []
+    fixed = (
+        ("right" if chose_left else "left")
+        if "Or." not in step.group(1)
+        else ("apply Or.inr" if chose_left else "apply Or.inl")
+    )
+    side = "right" if chose_left else "left"
+    return [
+        (
+            previous,
+            f"Do write `{fixed}` on line {previous}: `{shorten(p.term, 16)}` proves the {side} "
+            f"side `{shorten(other, 20)}` of `{shorten(goal, 30)}`, so choose that side before "
+            f"giving it on line {s.line}.",
+        )
+    ]
+
+
+def _whole_term(s: Scene, source: str) -> str | None:
+    """For `exact ⟨…⟩` (or a calc-free term) whose part failed: a term for the whole goal."""
+    match = re.fullmatch(r"exact\s+(⟨.+⟩|Or\.\w+ .+|fun .+)", source)
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    if not match or goal is None:
+        return None
+    proofs = context.proofs_of(goal, s.facts())
+    return proofs[0] if proofs and proofs[0] != match.group(1) else None
+
+
+def _term_advice(s: Scene, term: str, why: str) -> Advice:
+    return (s.line, f"Do write `exact {term}` on line {s.line} instead: {why}.")
+
+
+def _cast_mismatch(p: Mismatch, s: Scene) -> list[Advice]:
+    if p.has.count("↑") == p.expected.count("↑"):
+        return []
+    lemma = ""
+    if re.fullmatch(r"0 ≤ ↑\w+", _norm(p.expected)):
+        var = _norm(p.expected).split("↑", 1)[1]
+        lemma = f" (or `Int.natCast_nonneg {var}`)"
+    return [
+        (
+            s.line,
+            f"Do write `exact_mod_cast {p.term}` on line {s.line}{lemma}, or use `omega`: the goal "
+            f"`{shorten(p.expected, 30)}` has casts `↑` (coercions from ℕ to ℤ) and `{p.term}` "
+            "proves the fact without them.",
+        )
+    ]
+
+
+def _intro_name(premise: str, taken: set[str]) -> str:
+    premise = _strip_parens(premise)
+    base = "h" + premise if re.fullmatch(r"[a-z]\w{0,2}", premise) else "h"
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}{i}", i + 1
+    return name
+
+
+def _needs_intro(p: Mismatch, s: Scene) -> list[Advice]:
+    want = split_target(p.expected)
+    has = split_target(p.has)
+    taken = {n for n, _ in s.hypotheses}
+    if want.shape is Shape.IMPLIES and has.shape is not Shape.IMPLIES:
+        name = _intro_name(want.left, taken)
+        if want.left.strip().startswith("¬") or _norm(want.left) == "False":
+            name = "hn"
+        then = "" if _norm(p.has) != _norm(want.right) else f", then `exact {p.term}`"
+        return [
+            (
+                s.line,
+                f"Do start with `intro {name}` on line {s.line}{then}: the goal "
+                f"`{shorten(p.expected, 30)}` is an implication, so introduce its premise "
+                f"`{shorten(want.left, 20)}` before giving the conclusion.",
+            )
+        ]
+    if want.shape is Shape.NOT and has.shape is not Shape.NOT:
+        premise = want.right.strip()
+        name = (
+            context.negation_name(premise[1:])
+            if premise.startswith("¬")
+            else _intro_name(premise, taken)
+        )
+        return [
+            (
+                s.line,
+                f"Do start with `intro {name}` on line {s.line}: `{shorten(p.expected, 30)}` means "
+                f"`{shorten(want.right, 20)} → False`, so introduce that premise and derive False.",
+            )
+        ]
+    if want.shape is Shape.FORALL and (
+        _norm(p.has) == _norm(p.expected) or has.shape is not Shape.FORALL
+    ):
+        names = re.findall(r"∀\s*\(?\s*([\w' ]+?)\s*[:,]", p.expected)
+        name = names[0].split()[0] if names else "x"
+        return [
+            (
+                s.line,
+                f"Do start with `intro {name}` on line {s.line}, then prove the statement for "
+                f"that `{name}`: the goal is a ∀ statement, and the body is what you can prove.",
+            )
+        ]
+    return []
+
+
+def _instantiate_forall(p: Mismatch, s: Scene) -> list[Advice]:
+    has = _norm(p.has)
+    match = re.match(r"^∀\s*\(?\s*(\w+)\s*(?::\s*[^,)]+)?\)?\s*,\s*(.+)$", has)
+    if not match:
+        return []
+    var, body = match.group(1), match.group(2)
+    pattern = re.escape(body).replace(re.escape(var), r"(\S+?)")
+    # A variable repeated in the body must get the same value: use one group, then backrefs.
+    first = pattern.find(r"(\S+?)")
+    if first < 0:
+        return []
+    pattern = pattern[: first + 6] + pattern[first + 6 :].replace(r"(\S+?)", r"\1")
+    value = re.fullmatch(pattern, _norm(p.expected))
+    if not value:
+        return []
+    head = p.term.split()[0]
+    return [
+        (
+            s.line,
+            f"Do apply `{head}` to the value you need: write `exact {head} {value.group(1)}` on "
+            f"line {s.line}, since `{head}` holds for every `{var}` and the goal is the case "
+            f"`{var} = {value.group(1)}`.",
+        )
+    ]
+
+
+def _apply_implication(p: Mismatch, s: Scene) -> list[Advice]:
+    has = split_target(p.has)
+    if has.shape is not Shape.IMPLIES or _norm(has.right) != _norm(p.expected):
+        return []
+    name = s.fact_with_type(has.left)
+    if name is None:
+        return []
+    return [
+        (
+            s.line,
+            f"Do apply `{p.term}` to `{name}`: write `exact {p.term} {name}` on line {s.line}; "
+            f"`{p.term}` turns a proof of `{shorten(has.left, 20)}` into the goal.",
+        )
+    ]
+
+
+def _false_elim(p: Mismatch, s: Scene) -> list[Advice]:
+    if _norm(p.has) != "False":
+        return []
+    term = p.term if " " not in p.term else f"({p.term})"
+    return [
+        (
+            s.line,
+            f"Do write `exact absurd ...` or `exact {term}.elim` on line {s.line}: `{p.term}` "
+            "proves `False`, and `False.elim` turns False into any goal.",
+        )
+    ]
+
+
+def _swapped_sides(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : A ∧ B` (∨, ↔, ≠) where the goal is `B ∧ A`: the same fact, sides in the other order."""
+    has, want = split_target(p.has), split_target(p.expected)
+    if has.shape is not want.shape or has.shape not in _SWAPS or p.application:
+        return []
+    if (_norm(has.left), _norm(has.right)) != (_norm(want.right), _norm(want.left)):
+        return []
+    if _norm(has.left) == _norm(has.right):
+        return []
+    term = p.term if re.fullmatch(r"[\w.'₀-₉]+", p.term) else f"({p.term})"
+    step, why = _SWAPS[has.shape]
+    return [_term_advice(s, step.format(t=term), why)]
+
+
+_SWAPS = {
+    Shape.AND: ("⟨{t}.2, {t}.1⟩", "the goal wants the same two halves in the other order"),
+    Shape.OR: ("Or.symm {t}", "`Or.symm` turns `A ∨ B` into `B ∨ A`, the order the goal wants"),
+    Shape.IFF: ("{t}.symm", "`.symm` turns `A ↔ B` into `B ↔ A`, the order the goal wants"),
+    Shape.NE: ("Ne.symm {t}", "`Ne.symm` turns `a ≠ b` into `b ≠ a`, the order the goal wants"),
+}
+
+
+def _or_side(p: Mismatch, s: Scene) -> list[Advice]:
+    want = split_target(p.expected)
+    if want.shape is Shape.OR:
+        if _norm(p.has) == _norm(want.left):
+            return [
+                _term_advice(s, f"Or.inl {p.term}", "the goal is an ∨ and you prove its left side")
+            ]
+        if _norm(p.has) == _norm(want.right):
+            return [
+                _term_advice(s, f"Or.inr {p.term}", "the goal is an ∨ and you prove its right side")
+            ]
+        return []
+    # `left` chose the side you cannot prove: the fact proves the other side.
+    for number in range(s.line - 1, 0, -1):
+        code = s.text.line(number).strip()
+        if code in ("left", "right"):
+            other = "right" if code == "left" else "left"
+            return [
+                (
+                    number,
+                    f"Do use `{other}` instead of `{code}` on line {number}: `{p.term}` proves "
+                    f"`{shorten(p.has, 20)}`, the other side of the ∨, not `{shorten(p.expected, 20)}`.",
+                )
+            ]
+        if code:
+            break
+    return []
+
+
+def _anonymous_order(p: Mismatch, s: Scene) -> list[Advice]:
+    source = s.source()
+    match = re.search(r"⟨([^⟨⟩]+)⟩", source)
+    if not match:
+        return []
+    parts = [x.strip() for x in match.group(1).split(",")]
+    if p.term not in parts or len(parts) != 2:
+        return []
+    swapped = f"⟨{parts[1]}, {parts[0]}⟩"
+    if s.fact_with_type(p.expected) in parts:
+        return [
+            (
+                s.line,
+                f"Do swap the order to `{swapped}` on line {s.line}: the first component must "
+                f"prove the left side of the goal, here `{shorten(p.expected, 20)}`.",
+            )
+        ]
+    return []
+
+
+def _exists_as_value(p: Mismatch, s: Scene) -> list[Advice]:
+    if not _norm(p.has).startswith("∃"):
+        return []
+    binder = re.match(r"∃\s*\(?\s*(\w+)", _norm(p.has))
+    var = binder.group(1) if binder else "x"
+    return [
+        (
+            s.line,
+            f"Do take `{p.term}` apart first with `obtain ⟨{var}, h{var}⟩ := {p.term}` before line "
+            f"{s.line}: an ∃ fact is not a value; it gives a witness `{var}` and a proof `h{var}`.",
+        )
+    ]
+
+
+def _convert_with_hypothesis(p: Mismatch, s: Scene) -> list[Advice]:
+    """The term proves `A`, the position needs `B`, and a hypothesis `f : A → B` converts it:
+    the student used the right facts in the wrong nesting (`hpq (hqr hp)` for `hqr (hpq hp)`)."""
+    for name, typ in s.hypotheses:
+        split = split_target(typ)
+        if split.shape is not Shape.IMPLIES or name == p.term:
+            continue
+        if (_norm(split.left), _norm(split.right)) != (_norm(p.has), _norm(p.expected)):
+            continue
+        argument = p.term if re.fullmatch(r"[\w.'₀-₉]+", p.term) else f"({p.term})"
+        converted = f"{name} {argument}"
+        if p.application:
+            fixed = _replace_term(p.application, p.term, f"({converted})")
+            if fixed is None:
+                return []
+            step = f"`{fixed}`"
+        else:
+            step = f"`exact {converted}`"
+        return [
+            (
+                s.line,
+                f"Do write {step} on line {s.line}: `{shorten(p.term, 20)}` proves "
+                f"`{shorten(p.has, 20)}`, this position needs `{shorten(p.expected, 20)}`, and "
+                f"`{name}` turns the first into the second.",
+            )
+        ]
+    return []
+
+
+def _contrapositive(p: Mismatch, s: Scene) -> list[Advice]:
+    """`hnq : ¬q` where the goal is `¬p`, with `hpq : p → q`: assume `p`, reach `q`, contradict."""
+    has, want = split_target(p.has), split_target(p.expected)
+    if has.shape is not Shape.NOT or want.shape is not Shape.NOT or p.application:
+        return []
+    if not re.fullmatch(r"[\w.'₀-₉]+", p.term):
+        return []
+    for name, typ in s.hypotheses:
+        link = split_target(typ)
+        if link.shape is not Shape.IMPLIES:
+            continue
+        if (_norm(link.left), _norm(link.right)) == (_norm(want.right), _norm(has.right)):
+            step = f"fun h => {p.term} ({name} h)"
+            why = (
+                f"`¬{shorten(want.right, 12)}` is a function from a proof of it to False, and "
+                f"`{name}` then `{p.term}` turn such a proof into False"
+            )
+            return [_term_advice(s, step, why)]
+    return []
+
+
+_VALUE_TYPE = re.compile(r"(Nat|Int|ℕ|ℤ|ℝ|ℚ|Real|Rat|Bool|List\s+\S+)(\s*:\s*Type)?")
+
+
+def _missing_values(p: Mismatch, s: Scene) -> list[Advice]:
+    """`hf h` where `hf : ∀ x y, x ≤ y → …`: a value is expected first, so the proof lands in a
+    value's place; the values come from matching `h`'s type against the premise."""
+    from tutor.coach.advice import forall_instance
+
+    if not p.application or not _VALUE_TYPE.fullmatch(_norm(p.expected)):
+        return []
+    head = p.application.split()[0]
+    typ = dict(s.hypotheses).get(head, "")
+    match = re.match(r"^∀\s*([^,]+),\s*(.+)$", typ.strip())
+    if not match:
+        return []
+    body = split_target(match.group(2))
+    if body.shape is not Shape.IMPLIES:
+        return []
+    values = forall_instance(p.has, f"∀ {match.group(1)}, {body.left}")
+    if values is None:
+        return []
+    fixed = f"{head} {values} {p.term}"
+    return [
+        (
+            s.line,
+            f"Do give `{head}` its values before the proof: write `{fixed}` on line {s.line}, "
+            f"since `{head}` starts with ∀, so its first arguments are the values {values}, and "
+            f"`{p.term}` comes after them.",
+        )
+    ]
+
+
+def _exists_from_instance(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : P 3` where the goal is `∃ n, P n`: the witness is 3 and `h` proves its property."""
+    from tutor.coach.advice import forall_instance
+
+    if not _norm(p.expected).startswith("∃") or p.application:
+        return []
+    as_forall = "∀" + _norm(p.expected)[1:]
+    value = forall_instance(p.has, as_forall)
+    if value is None or " " in value.strip("()"):
+        return []
+    return [
+        _term_advice(
+            s,
+            f"⟨{value}, {p.term}⟩",
+            f"the witness is `{value}` and `{p.term}` proves its property",
+        )
+    ]
+
+
+def _replace_term(application: str, term: str, replacement: str) -> str | None:
+    """`application` with its argument `term` (a whole word) replaced, or None if not found."""
+    pattern = rf"(?<![\w.']){re.escape(term)}(?![\w'])"
+    if not re.search(pattern, application):
+        return None
+    return re.sub(pattern, lambda _: replacement, application.strip(), count=1)
+
+
+def _hypothesis_fits(p: Mismatch, s: Scene) -> list[Advice]:
+    """The argument has the wrong type, but a hypothesis has exactly the expected one."""
+    if not p.application:
+        return []
+    wanted = _norm(p.expected)
+    fits = s.fact_with_type(wanted)
+    if fits is None and "?" in wanted:
+        pattern = re.escape(wanted)
+        for meta in set(_METAVAR.findall(wanted)):
+            pattern = pattern.replace(re.escape(meta), r"\S+")
+        fits = next((n for n, t in s.hypotheses if re.fullmatch(pattern, _norm(t))), None)
+    if fits is None or fits == p.term:
+        return []
+    swapped = swapped_arguments(s.source(), p.term, fits)
+    if swapped:
+        return [
+            (
+                s.line,
+                f"Do swap the arguments: write `{swapped}` on line {s.line}, since the position "
+                f"of `{p.term}` needs a proof of `{shorten(p.expected, 24)}`, which is what "
+                f"`{fits}` states.",
+            )
+        ]
+    fixed = re.sub(rf"(?<![\w.']){re.escape(p.term)}(?![\w'])", fits, p.application, count=1)
+    return [
+        (
+            s.line,
+            f"Do pass `{fits}` instead of `{p.term}`: write `{fixed}` on line {s.line}, since that "
+            f"position needs a proof of `{shorten(p.expected, 24)}`, which is what `{fits}` states.",
+        )
+    ]
+
+
+def swapped_arguments(source: str, term: str, other: str) -> str | None:
+    """`exact f h1 h2` for `exact f h2 h1`: both names are arguments on the line, in the wrong
+    order (replacing only one would pass the same proof twice)."""
+    word = r"(?<![\w.']){}(?![\w'])"
+    if term == other or not all(
+        len(re.findall(word.format(re.escape(n)), source)) == 1 for n in (term, other)
+    ):
+        return None
+    marker = "\u0000"
+    out = re.sub(word.format(re.escape(term)), marker, source)
+    out = re.sub(word.format(re.escape(other)), term, out)
+    return out.replace(marker, other)
+
+
+def _hypothesis_states_it(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact h₁` where the goal is exactly another hypothesis `h₂`."""
+    name = s.fact_with_type(p.expected)
+    if name is None or name == p.term or p.application:
+        return []
+    return [
+        (
+            s.line,
+            f"Do use `{name}` on line {s.line} instead of `{shorten(p.term, 20)}`: `{name}` states "
+            f"exactly `{shorten(p.expected, 30)}`, while `{shorten(p.term, 20)}` proves "
+            f"`{shorten(p.has, 24)}`.",
+        )
+    ]
+
+
+def _le_of_lt(p: Mismatch, s: Scene) -> list[Advice]:
+    has, want = split_target(p.has), split_target(p.expected)
+    same_sides = (_norm(has.left), _norm(has.right)) == (_norm(want.left), _norm(want.right))
+    if has.shape is Shape.LT and want.shape is Shape.LE and same_sides:
+        return [_term_advice(s, f"Nat.le_of_lt {p.term}", "a strict `<` gives `≤`")]
+    return []
+
+
+def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
+    if not is_linear_arith(p.expected, s.variable_types()):
+        return []
+    return [
+        (
+            s.line,
+            f"Do prove `{shorten(p.expected, 30)}` with `omega` on line {s.line} instead: it is "
+            f"linear arithmetic over ℕ or ℤ, which omega decides, while `{shorten(p.term, 20)}` "
+            f"proves the different fact `{shorten(p.has, 24)}`.",
+        )
+    ]
+
+
+# ---------------------------------------------------------------------- goals by shape
+
+
+def commutativity_lemma(target: str) -> str | None:
+    """`Nat.mul_comm a b` for `a * b = b * a` (and `+`), else None."""
+    split = split_target(target)
+    if split.shape is not Shape.EQ:
+        return None
+    for op, lemma in (("*", "Nat.mul_comm"), ("+", "Nat.add_comm")):
+        left = [x.strip() for x in _strip_parens(split.left).split(op)]
+        right = [x.strip() for x in _strip_parens(split.right).split(op)]
+        if len(left) == 2 and left == right[::-1] and left[0] != left[1]:
+            return f"{lemma} {left[0]} {right[0]}"
+    return None
+
+
+def distributivity_lemma(target: str) -> str | None:
+    """`Nat.add_mul` for `(a + b) * c = a * c + b * c` (and `Nat.mul_add`): only when the right
+    side is exactly the expansion, since `rw` closes the goal only then."""
+    split = split_target(target)
+    if split.shape is not Shape.EQ:
+        return None
+    right = " ".join(split.right.split())
+    match = re.fullmatch(r"\(\s*(\w+)\s*\+\s*(\w+)\s*\)\s*\*\s*(\w+)", split.left.strip())
+    if match and right == "{0} * {2} + {1} * {2}".format(*match.groups()):
+        return "Nat.add_mul"
+    match = re.fullmatch(r"(\w+)\s*\*\s*\(\s*(\w+)\s*\+\s*(\w+)\s*\)", split.left.strip())
+    if match and right == "{0} * {1} + {0} * {2}".format(*match.groups()):
+        return "Nat.mul_add"
+    return None
+
+
+_OTHER_NUMBERS = re.compile(r"ℤ|ℝ|ℚ|ℂ|\b(?:Int|Real|Rat|Float|Fin|UInt\d+)\b")
+_CLOSED = re.compile(r"^[\d\s+*\-/%()^]+(=|≠|≤|<|≥|>)[\d\s+*\-/%()^]+$")
+
+
+def closed_numeral_truth(target: str) -> tuple[bool, int, int] | None:
+    """(holds, left, right) for a comparison of ℕ numerals such as `2 + 2 = 5`, computed the way
+    Lean computes on ℕ (subtraction stops at 0, division rounds down), or None when the target
+    is not such a comparison. Literals without a type ascription are ℕ in Lean."""
+    match = _CLOSED.match(target.strip())
+    if not match:
+        return None
+    left, right = (part.strip() for part in target.split(match.group(1), 1))
+    values = _nat_value(left), _nat_value(right)
+    if values[0] is None or values[1] is None:
+        return None
+    a, b = values[0], values[1]
+    holds = {"=": a == b, "≠": a != b, "≤": a <= b, "<": a < b, "≥": a >= b, ">": a > b}
+    return holds[match.group(1)], a, b
+
+
+def _nat_value(text: str) -> int | None:
+    return context.nat_value(text)
+
+
+def false_numeral_claim(target: str) -> str | None:
+    """`2 + 2 = 5` -> "`2 + 2 = 5` is false (the left side is 4 on ℕ)"; None unless false."""
+    truth = closed_numeral_truth(target)
+    if truth is None or truth[0]:
+        return None
+    return (
+        f"`{shorten(target, 30)}` is false (the left side is {truth[1]} on ℕ, the right {truth[2]})"
+    )
+
+
+def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = ()) -> str | None:
+    """A step that certainly closes `target`, or None when unsure."""
+    truth = closed_numeral_truth(target)
+    if truth is not None and not truth[0] and not _OTHER_NUMBERS.search(scene.statement):
+        return None  # no step proves a false claim
+    lemma = commutativity_lemma(target)
+    if lemma:
+        return f"exact {lemma}"
+    reordered = ac_step(target)
+    if reordered:
+        return reordered
+    lemma = distributivity_lemma(target)
+    if lemma:
+        return f"rw [{lemma}]"
+    types = scene.variable_types()
+    for hyp in hypotheses:
+        for name in hyp.names:
+            types.setdefault(name, hyp.type)
+    if is_linear_arith(target, types):
+        return "omega"
+    return None
+
+
+def goal_at_first_step(scene: Scene) -> Goal | None:
+    if not scene.is_first_tactic() or scene.conclusion is None:
+        return None
+    return Goal(scene.conclusion, [Hypothesis((n,), t) for n, t in scene.hypotheses])
+
+
+# ---------------------------------------------------------------------- Lean 3 syntax
+
+_CASES_WITH = re.compile(r"^\s*(cases|rcases|induction)\s+(\S+)\s+with\s+([^|]+?)\s*$")
+
+
+def lean3_syntax(source: str, scene: Scene) -> str | None:
+    """The Lean 4 form of a Lean 3 line, with a short why, or None when the line is not Lean 3."""
+    match = _CASES_WITH.match(source)
+    if match:
+        tactic, target, names = match.group(1), match.group(2), match.group(3).split()
+        typ = scene.variable_types().get(target, "")
+        shape = split_target(typ).shape if typ else Shape.OTHER
+        if tactic == "induction":
+            if "List" in typ or len(names) == 3:
+                x, xs, ih = (names + ["x", "xs", "ih"])[:3]
+                form = f"induction {target} with | nil => ... | cons {x} {xs} {ih} => ..."
+            else:
+                k, ih = (names + ["k", "ih"])[:2]
+                form = f"induction {target} with | zero => ... | succ {k} {ih} => ..."
+            return f"`{form}`, one `| case =>` per constructor"
+        if shape is Shape.OR:
+            a, b = (names + ["h1", "h2"])[:2]
+            return f"`rcases {target} with {a} | {b}` (or `cases {target} with | inl {a} => ... | inr {b} => ...`)"
+        pattern = ", ".join(names)
+        return f"`obtain ⟨{pattern}⟩ := {target}` (or `rcases {target} with ⟨{pattern}⟩`)"
+    if source.startswith("{") or source.startswith("}"):
+        return "a `·` bullet per goal instead of `{ ... }` blocks, with no commas"
+    return None
