@@ -105,8 +105,12 @@ def main(argv: list[str] | None = None) -> int:
 
     stop = StopFlag(args.stop_file)
     signal.signal(signal.SIGTERM, lambda *_: stop.set())  # finish the step, checkpoint, exit
+    from training import distributed
+
     try:
         result = run_stage(args.stage, config, stop=stop)
+        prints_summary = distributed.is_main()
+        distributed.leave_process_group()
     except Exception as exc:
         name = type(exc).__name__
         if name in (
@@ -119,9 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot run {args.stage}: {exc}", file=sys.stderr)
             return 2
         raise
-    from training import distributed
-
-    if not distributed.is_main():
+    if not prints_summary:
         return 0
     summary = {
         "run": result.run,

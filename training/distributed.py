@@ -45,6 +45,21 @@ def launched_by_torchrun() -> bool:
     return "RANK" in os.environ and "WORLD_SIZE" in os.environ
 
 
+def per_rank(global_size: int, key: str, world: int | None = None) -> int:
+    """A global batch size (the paper's 128 FD trajectories, 64 GRPO problems) split evenly
+    over the ranks; gradients are token-averaged across ranks, so the step is the same as one
+    process taking the whole batch. Refuses sizes that do not divide: silently rounding would
+    change the batch the config promises."""
+    world = world_size() if world is None else world
+    if global_size % world != 0:
+        raise ValueError(
+            f"{key} = {global_size} is the global batch and must divide by the {world} ranks: "
+            f"use a multiple of {world} (e.g. {(global_size // world + 1) * world}) or change "
+            "--nproc_per_node"
+        )
+    return global_size // world
+
+
 def init_process_group(backend: str | None = None) -> None:
     """Join the group the launcher set up (no-op if already joined or not launched)."""
     if is_distributed() or not launched_by_torchrun():
@@ -61,6 +76,16 @@ def barrier() -> None:
         dist.barrier()
 
 
+def leave_process_group() -> None:
+    """Every rank reaches here before any tears down: a rank that destroys its group while a
+    peer still sends (rank 0 writing results after a gather) aborts gloo's threads with
+    "terminate called without an active exception"."""
+    if not is_distributed():
+        return
+    dist.barrier()
+    dist.destroy_process_group()
+
+
 def all_reduce_sum(value: float) -> float:
     if not is_distributed():
         return float(value)
@@ -69,6 +94,15 @@ def all_reduce_sum(value: float) -> float:
         tensor = tensor.cuda()
     dist.all_reduce(tensor)
     return float(tensor.item())
+
+
+def gather_objects(value: Any) -> list[Any]:
+    """Every rank's value, in rank order, on every rank (pickled; for small results)."""
+    if not is_distributed():
+        return [value]
+    out: list[Any] = [None] * world_size()
+    dist.all_gather_object(out, value)
+    return out
 
 
 def all_reduce_mean(value: float) -> float:
@@ -85,14 +119,26 @@ MEAN_METRICS = (
     "teacher_entropy",
     "response_length",
     "clip_fraction",
+    "is_weight_mean",
+    "is_truncated_fraction",
+    "coach_fallback_rate",
+    "coach_latency_s",
 )
 SUM_METRICS = (
     "trajectories",
     "tokens",
     "could_not_check",
     "coach_failures",
+    "coach_calls",
+    "coach_fallbacks",
+    "coach_dropped_fallbacks",
     "replayed",
     "zero_advantage_groups",
+    "coach_source/llm",
+    "coach_source/ground_truth",
+    "coach_source/compiler",
+    "coach_source/self",
+    "coach_source/fixed",
 )
 
 
@@ -118,17 +164,40 @@ def _decoder_layers(model: nn.Module) -> list[nn.Module]:
 
 
 def wrap_model(model: nn.Module, config: Any = None) -> nn.Module:
-    """Shard with FSDP (fully_shard): each decoder layer, then the root (embeddings + head)."""
+    """Shard with FSDP (fully_shard): each decoder layer, then the root (embeddings + head).
+
+    With a bf16 compute dtype over fp32 master weights (training.precision), each unit gets
+    MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32): shards and optimizer state
+    stay fp32, layers are gathered in bf16, gradients are reduced in fp32."""
     if not is_distributed():
         raise RuntimeError(
             "run.distributed is fsdp but no process group: launch with torchrun or accelerate (see docs/TRAINING.md)"
         )
     from torch.distributed.fsdp import fully_shard
 
+    from training.precision import mixed_precision_policy
+
+    policy = mixed_precision_policy(getattr(config, "model", None))
+    options: dict[str, Any] = {"mp_policy": policy} if policy is not None else {}
     for layer in _decoder_layers(model):
-        fully_shard(layer)
-    fully_shard(model)
+        fully_shard(layer, **options)
+    fully_shard(model, **options)
+    _register_rows_method(model)
     return model
+
+
+def _register_rows_method(model: nn.Module) -> None:
+    """Give the sharded model the chunked-loss entry point (training.batches.ROWS_METHOD)
+    as an FSDP forward method, so the losses use the same hidden-state path as on one
+    process instead of the full [B, L, V] logits."""
+    import types
+
+    from torch.distributed.fsdp import register_fsdp_forward_method
+
+    from training.batches import ROWS_METHOD, _reduce_rows_method
+
+    setattr(model, ROWS_METHOD, types.MethodType(_reduce_rows_method, model))
+    register_fsdp_forward_method(model, ROWS_METHOD)
 
 
 def reshard(model: nn.Module) -> None:
