@@ -9,8 +9,10 @@ One iteration of a worker (AlphaZero's loop, with Lean in place of a game engine
    portfolio, as in best-first) to that proof state in its own REPL; each tactic that makes
    progress is a child, valued by the heuristic (goal count, depth) mixed with a learned
    value head when one is given;
-3. backup: the store adds the children and adds the leaf's value (its best child's, or
-   `dead_value` at a dead end) to every node on the path to the root.
+3. backup: the store adds the children and updates every node on the path to the root:
+   by default ("max") a node's Q becomes the best estimate on its open frontier times its
+   share of expansions that were not dead ends (tree.py `_backup` says why); "mean" adds
+   the leaf's value (its best child's, or `dead_value` at a dead end) as AlphaZero does.
 
 A tactic that closes every goal is checked in full (`check_proof` on the posed statement)
 before it counts: the first accepted script ends the search for all workers.

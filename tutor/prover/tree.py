@@ -48,11 +48,23 @@ class MCTSConfig:
     """Monte Carlo tree search over proof states (PUCT as in AlphaZero; the priors are the
     policy's tactic log-probabilities, softmax-normalised among a node's children)."""
 
-    c_puct: float = 1.5  # exploration weight of the prior term (AlphaZero uses 1-2.5)
+    # Exploration weight of the prior term. Lower than AlphaZero's 1-2.5: a policy's
+    # confidence is what a deceptive branch exploits, and with max backup Q already says
+    # which branches still look open (bench/bench_search.py, docs/PROVER.md).
+    c_puct: float = 0.5
     prior_temperature: float = 1.0  # softmax temperature over sibling log-priors
     goal_weight: float = 0.3  # heuristic value: cost per open goal
-    depth_weight: float = 0.05  # heuristic value: cost per tactic on the path
+    # Heuristic value: cost per tactic on the path. With max backup this is what makes a
+    # branch whose open frontier lies deep look worse than one still open near the top.
+    depth_weight: float = 0.15
     dead_value: float = 0.0  # value backed up from a dead end (heuristic values are in (0,1])
+    # "max": a node's Q is the best estimate on its open frontier, discounted by its dead-end
+    # rate (an OR-node: a proof needs one way on; see _backup). "mean": AlphaZero's average
+    # of every value backed up through the node.
+    backup: str = "max"
+    # Pseudo-count of the dead-end discount under max backup: Q = best * (a + n - dead) /
+    # (a + n) for n expansions below the node, `dead` of them dead ends (0: the raw rate).
+    dead_end_prior: float = 1.0
     value_mix: float = 0.0  # weight of a learned value head (0: the heuristic alone)
     transpositions: bool = True  # merge proof states with the same normalised goals
     # A claimed leaf is taken over when its worker has been silent this long (workers renew
@@ -63,6 +75,8 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         if self.c_puct < 0 or self.prior_temperature <= 0:
             raise ValueError("need c_puct >= 0 and prior_temperature > 0")
+        if self.backup not in ("max", "mean") or self.dead_end_prior < 0:
+            raise ValueError("backup is 'max' or 'mean'; dead_end_prior must be >= 0")
         if not 0.0 <= self.value_mix <= 1.0:
             raise ValueError("value_mix is the learned head's weight: between 0 and 1")
         if self.claim_lease_s <= 0 or self.poll_s <= 0:
@@ -114,8 +128,13 @@ class TreeNode:
     claimed_by: str = ""
     claim_until: float = 0.0
     expanded_by: str = ""
+    dead_ends: int = 0  # expansions below (and at) this node that found no live child
+    frontier: float | None = None  # max backup: the best estimate on the open frontier below
+    backed: float | None = None  # max backup's Q (None: mean backup, or never backed up)
 
     def q(self) -> float:
+        if self.backed is not None:
+            return self.backed
         return self.value_sum / self.visits if self.visits else self.value
 
     def view(self) -> dict[str, Any]:
@@ -332,9 +351,27 @@ def _add_child(state: TreeState, parent: TreeNode, child: NewChild, config: MCTS
 
 
 def _backup(state: TreeState, leaf: TreeNode, config: MCTSConfig) -> None:
-    """The leaf's value is its best child's (a proof needs only one way on); a dead leaf
-    backs up dead_value. Dead ends propagate: a node whose children are all dead (or
-    duplicates of states expanded elsewhere) is dead too."""
+    """Back the expansion of `leaf` up to the root. Dead ends propagate: a node whose
+    children are all dead (or duplicates of states expanded elsewhere) is dead too.
+
+    "mean" (AlphaZero): the leaf's value (its best child's, dead_value at a dead end) is
+    added to every node on the path; Q is the average of everything backed up through it.
+
+    "max" (the default): Q(node) = best * (a + n - dead) / (a + n), where best is the
+    largest Q among its live children (a leaf's own estimate), n the expansions below it
+    and dead how many of them were dead ends (a = dead_end_prior). Why not the mean: a
+    proof state is an OR-node (a proof needs only one way on), and the tree is
+    deterministic, so the average of values backed up while the frontier was shallow says
+    nothing about what is still open; it decays only as dead ends pile up, and a decoy
+    branch (confident tactics that never close) gives its first dead end only at its
+    bottom. The max is what is open now: with the depth cost in the estimate, a branch
+    the search has dug deep into looks worse than a sibling still open near the top, so
+    the search comes back up before the branch is exhausted. The dead-end rate (a
+    Laplace-smoothed share of the node's expansions that led somewhere) is the evidence
+    the max alone throws away: a branch whose explored leaves all died keeps a max as
+    high as its best untried leaf, but is less likely to hold a proof than one whose
+    leaves keep opening new states."""
+    dead_end = not any(state.nodes[c].status in (OPEN, SOLVED) for c in leaf.children)
     children = [state.nodes[c] for c in leaf.children]
     live = [c for c in children if c.status != DEAD]
     value = max((c.value for c in live), default=config.dead_value)
@@ -342,11 +379,25 @@ def _backup(state: TreeState, leaf: TreeNode, config: MCTSConfig) -> None:
     while node is not None:
         node.visits += 1
         node.value_sum += value
+        node.dead_ends += dead_end
         if node.status == EXPANDED and all(
             state.nodes[c].status in (DEAD, DUPLICATE) for c in node.children
         ):
             node.status = DEAD
+        if config.backup == "max":
+            node.frontier = max(
+                (_frontier(state.nodes[c]) for c in node.children if state.nodes[c].status != DEAD),
+                default=config.dead_value,
+            )
+            prior = config.dead_end_prior
+            alive = (prior + node.visits - node.dead_ends) / (prior + node.visits)
+            node.backed = node.frontier * alive
         node = state.nodes[node.parent] if node.parent is not None else None
+
+
+def _frontier(node: TreeNode) -> float:
+    """The best estimate on the open frontier at or below a node (max backup)."""
+    return node.frontier if node.frontier is not None else node.q()
 
 
 class MemoryTreeStore(_TreeOps):
