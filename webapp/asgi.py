@@ -7,6 +7,8 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
+# Read by the settings: this process serves requests each in a thread of its own (below).
+os.environ["LEANCOACH_ASGI_SERVER"] = "1"
 # Django must be set up before the routing imports consumers (and through them, models).
 django_asgi_app = get_asgi_application()
 

@@ -123,13 +123,26 @@ TEMPLATES = [
 
 
 def _database_from_env() -> dict[str, Any]:
-    # Persistent connections: each web process runs its sync views on one thread (Channels'
-    # thread-sensitive executor) and each Celery worker on its own, so a connection is reused
-    # by one thread only; the health check replaces one the server closed meanwhile.
     conn_max_age = env_int("DB_CONN_MAX_AGE", 60)
+    if env_bool("LEANCOACH_ASGI_SERVER", False):
+        # Django's ASGI handler runs each request's sync code in a fresh thread (one
+        # ThreadSensitiveContext per request), and connections are per thread: kept open,
+        # they would pile up one per request until garbage collection (PostgreSQL's 100
+        # slots ran out at 50 users). So the web closes its connection at the end of each
+        # request, and on PostgreSQL takes it from a bounded per-process pool instead.
+        conn_max_age = 0
     url = env_str("DATABASE_URL")
     if url:
-        return dict(dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True))
+        config = dict(dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True))
+        if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
+            # Django's pool checks a connection before lending it (ConnectionPool.check_connection).
+            config["CONN_HEALTH_CHECKS"] = False
+            config.setdefault("OPTIONS", {})["pool"] = {
+                "min_size": 1,
+                "max_size": env_int("DB_POOL_SIZE", 8),
+                "timeout": 20,  # a request waits this long for a free connection, then fails
+            }
+        return config
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "ENGINE": "django.db.backends.sqlite3",
