@@ -133,7 +133,9 @@ def _database_from_env() -> dict[str, Any]:
         conn_max_age = 0
     url = env_str("DATABASE_URL")
     if url:
-        config = dict(dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True))
+        config = dict(
+            dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
+        )
         if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
             # Django's pool checks a connection before lending it (ConnectionPool.check_connection).
             config["CONN_HEALTH_CHECKS"] = False
