@@ -118,6 +118,7 @@ class Stack:
     port: int
     env: dict[str, str]
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
     redis: subprocess.Popen[bytes] | None = None
 
     def manage(self, *args: str) -> None:
@@ -126,8 +127,32 @@ class Stack:
 
     def spawn(self, name: str, args: list[str]) -> None:
         log = (self.var / f"{name}.log").open("wb")
+        self.names.append(name)
         self.procs.append(subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log,
                                            stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time used so far by the web and worker process trees (and Redis): what a load
+        costs, whatever else the machine runs meanwhile."""
+        import psutil
+
+        totals: dict[str, float] = {}
+        roots = [(name, proc.pid) for name, proc in zip(self.names, self.procs, strict=True)]
+        if self.redis is not None:
+            roots.append(("redis", self.redis.pid))
+        for name, pid in roots:
+            try:
+                root = psutil.Process(pid)
+                tree = [root, *root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                continue
+            for proc in tree:
+                try:
+                    times = proc.cpu_times()
+                except psutil.NoSuchProcess:
+                    continue
+                totals[name] = totals.get(name, 0.0) + times.user + times.system
+        return totals
 
     def stop(self) -> None:
         for proc in self.procs:
@@ -143,7 +168,7 @@ class Stack:
             self.redis.wait(timeout=10)
 
 
-def start_stack(var: Path, web_workers: int | None) -> Stack:
+def start_stack(var: Path, web_workers: int | None, database_url: str = "") -> Stack:
     from webapp.launch import _serving_settings
 
     if not (ROOT / "static" / "js" / "editor.bundle.js").exists():
@@ -156,6 +181,8 @@ def start_stack(var: Path, web_workers: int | None) -> Stack:
     _serving_settings(env)  # what `make run` serves with
     if web_workers:
         env["LEANCOACH_WEB_WORKERS"] = str(web_workers)
+    if database_url:
+        env["DATABASE_URL"] = database_url
     env.update(LEANCOACH_VAR_DIR=str(var), REDIS_URL=redis_url,
                LEANCOACH_CHECKPOINTS=str(var / "checkpoints"),
                LEAN_REPL_CMD=shlex.join([sys.executable, str(FAKE_REPL)]))  # fmt: skip
@@ -308,22 +335,37 @@ async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) 
     started = time.perf_counter()
     await asyncio.gather(*(submit(i) for i in range(n)))
     first_post = min(posted.values())
-    # The verdict time is the worker's finished_at; map attempts to posts by their order.
+    # The verdict time is the worker's finished_at. A student who submits again while the
+    # last check is still queued supersedes it (it never gets a verdict): counted apart.
     deadline = time.monotonic() + 120
-    rows: list[tuple[float, str]] = []
+    rows: list[tuple[float, float, float, str]] = []
     while time.monotonic() < deadline:
         rows = await sync_to_async(lambda: [
-            (a.finished_at.timestamp() if a.finished_at else 0.0, a.status)
+            (a.created_at.timestamp(), (a.started_at or a.created_at).timestamp(),
+             a.finished_at.timestamp() if a.finished_at else 0.0, a.status)
             for a in Attempt.objects.filter(pk__gt=before).order_by("pk")])()  # fmt: skip
-        if len(rows) >= n - errors and all(t for t, _ in rows):
+        live = [r for r in rows if r[3] != Attempt.Status.SUPERSEDED]
+        if len(rows) >= n - errors and all(r[2] for r in live):
             break
         await asyncio.sleep(0.1)
-    finished = [t for t, _ in rows if t]
-    errors += (n - errors) - len(finished)
-    # Each submit's latency against the burst's start: all 60 go out within a few ms.
-    latencies = [max(0.0, t - first_post) for t in finished]
-    statuses = sorted({s for _, s in rows})
-    print(f"  attempt statuses after the burst: {', '.join(statuses) or 'none'}")
+    superseded = sum(r[3] == Attempt.Status.SUPERSEDED for r in rows)
+    finished = [r for r in rows if r[2]]
+    errors += (n - errors) - len(finished) - superseded
+    # Each submit's latency against the burst's start: all of them go out within a few ms.
+    latencies = [max(0.0, r[2] - first_post) for r in finished]
+    statuses = sorted({r[3] for r in rows})
+    print(f"  attempt statuses after the burst: {', '.join(statuses) or 'none'}"
+          + (f" ({superseded} superseded by the same student's next submit)" if superseded else ""))  # fmt: skip
+    for label, spans in (
+        ("post→row (web)", [r[0] - first_post for r in finished]),
+        ("row→claimed (queue)", [r[1] - r[0] for r in finished]),
+        ("claimed→verdict (worker)", [r[2] - r[1] for r in finished]),
+    ):
+        ordered = sorted(max(0.0, x) for x in spans) or [float("nan")]
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        print(
+            f"    {label:<26} p50 {1000 * ordered[len(ordered) // 2]:7.1f} ms  p95 {1000 * p95:7.1f} ms"
+        )
     return Result("submit→verdict", n, latencies, errors, time.perf_counter() - started)
 
 
@@ -370,6 +412,14 @@ def show(result: Result, baseline: Result | None = None) -> None:
           f"max {result.pct(1.0):7.1f} ms  errors {result.errors:<3} {ratio}")  # fmt: skip
 
 
+def cpu_per(before: dict[str, float], after: dict[str, float], n: int) -> str:
+    """The stack's CPU time between two readings, per request, by process tree: with the
+    machine's cores, the floor under the load's wall time (CPU / cores)."""
+    spent = {name: after[name] - before.get(name, 0.0) for name in after}
+    parts = ", ".join(f"{name} {1000 * used / n:.1f} ms" for name, used in spent.items())
+    return f"{parts}; all {1000 * sum(spent.values()) / n:.1f} ms on {os.cpu_count()} cores"
+
+
 async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, object]) -> None:
     port = stack.port
     students = list(seeded["students"])  # type: ignore[call-overload]
@@ -406,8 +456,11 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
             show(await closed_loop(port, name, path, who, level, args.seconds), baseline)
 
     print(f"\nburst of {args.submits} submits at once (the REPL test double checks)")
+    before = stack.cpu_seconds()
     burst = await submit_burst(port, cookies, seeded["exercise"], args.submits)
+    after = stack.cpu_seconds()
     show(burst)
+    print(f"    CPU per submit: {cpu_per(before, after, args.submits)}")
 
     from asgiref.sync import sync_to_async
 
@@ -421,22 +474,30 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
         if name in owned
     ]
     print(f"\n{args.sockets} websockets opened at once on {len(pairs)} students' attempts")
-    show(await websockets_at_once(port, pairs, args.sockets))
+    before = stack.cpu_seconds()
+    sockets = await websockets_at_once(port, pairs, args.sockets)
+    show(sockets)
+    print(f"    CPU per websocket: {cpu_per(before, stack.cpu_seconds(), args.sockets)}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="1,10,50", help="concurrency levels")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
-    parser.add_argument("--users", type=int, default=20, help="students logged in")
+    parser.add_argument("--users", type=int, default=60,
+                        help="students logged in (the burst's submits go to distinct students)")  # fmt: skip
     parser.add_argument("--submits", type=int, default=60)
     parser.add_argument("--sockets", type=int, default=300)
     parser.add_argument("--web-workers", type=int, default=None,
                         help="uvicorn processes (default: what `make run` uses)")  # fmt: skip
+    parser.add_argument("--database-url", default="",
+                        help="an empty PostgreSQL database to serve from (default: the embedded "
+                        "SQLite, as `make run`)")  # fmt: skip
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args()
-    args.levels = [int(x) for x in args.levels.split(",")]
+    args.levels = [int(x) for x in args.levels.split(",") if x]
     var = Path(tempfile.mkdtemp(prefix="bench-web-"))
-    stack = start_stack(var, args.web_workers)
+    stack = start_stack(var, args.web_workers, args.database_url)
     print(f"stack: {stack.env['LEANCOACH_WEB_WORKERS']} web processes "
           f"({stack.env['DJANGO_SETTINGS_MODULE']}), 1 Celery worker (concurrency 3, as make run), "
           f"{os.cpu_count()} cores; temp dir {var}")  # fmt: skip
@@ -445,7 +506,10 @@ def main() -> int:
         asyncio.run(measure(stack, args, seeded))
     finally:
         stack.stop()
-        shutil.rmtree(var, ignore_errors=True)
+        if args.keep:
+            print(f"logs kept in {var}")
+        else:
+            shutil.rmtree(var, ignore_errors=True)
     return 0
 
 
