@@ -127,7 +127,7 @@ def _database_from_env() -> dict[str, Any]:
     conn_max_age = env_int("DB_CONN_MAX_AGE", 60)
     url = env_str("DATABASE_URL")
     if url:
-        config = dict(
+        config: dict[str, Any] = dict(
             dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
         )
         if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
@@ -177,7 +177,7 @@ CHANNEL_LAYERS = {
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "webapp.core.cache.SharedPoolRedisCache",  # one pool per process
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "leancoach",
     }
