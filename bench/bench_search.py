@@ -18,10 +18,11 @@ ms), and the other worker keeps expanding while the first one checks. With real 
 tactic step costs far more, and the overlap far less.
 
 Target (issue 16): MCTS needs at most half the expansions of best-first on deceptive trees.
-Measured (`--seeds 1`, MCTS defaults: max backup with the dead-end discount, c_puct 0.5,
-depth_weight 0.15): d3 b3 0.22, d4 b2 0.49, d5 b2 0.43, d4 b3 0.30, d3 b2 x2 0.30 (met);
-d5 b2 dd2 0.89 (NOT met). With the previous defaults (mean backup, c_puct 1.5,
-depth_weight 0.05): 0.30, 0.67, 0.63, 0.42, 0.42, 0.93; plain d4 b3 went 1.19 -> 1.12.
+Measured (`--seeds 5`, MCTS defaults: max backup with the dead-end discount, c_puct 0.25,
+depth_weight 0.15): d3 b3 0.27, d4 b2 0.46, d5 b2 0.47, d4 b3 0.36, d3 b2 x2 0.27 (met);
+d5 b2 dd2 1.06 (NOT met); plain d4 b3 1.00. With c_puct 0.5: 0.28, 0.51, 0.52, 0.37, 0.35,
+1.17. With the previous defaults (mean backup, c_puct 1.5, depth_weight 0.05, seed 0):
+0.30, 0.67, 0.63, 0.42, 0.42, 0.93.
 Why mean backup failed: a decoy state has the same heuristic value as a real one at the same
 depth and the larger prior, and a decoy subtree gives its first dead end only at its bottom;
 the mean of the values backed up while its frontier was shallow keeps it attractive until
@@ -30,13 +31,13 @@ now, so a subtree dug deep looks worse than a sibling still open near the top, a
 dead-end rate discounts a subtree whose explored leaves died.
 On a family of 96 such trees (depth 3-5, branching 2-3, 1-2 decoys, decoy depth 2-5,
 solution paths that avoid the policy's favourite tactic; best-first averaged over 3
-seeds), run on an in-process double of the REPL: where decoys are at least as deep as the
-proof (48 trees) the target is met on 36 (geometric mean 0.32; previous defaults 24, 0.52;
-breadth-first 0.24, worst 0.81); where they are shallower (48 trees) on 6 (0.70; previous
-0, 0.86; breadth-first 0.76): shallow decoys die early and cost best-first little, so half
-of best-first is below what any search here reaches. Cost: where the policy's favourite
-tactic is the proof (plain d4 b3 with solution "0100") MCTS went from 26 to 44 expansions
-(best-first ~30); less trust in the prior is what the deceptive trees need.
+seeds), run on an in-process double of the REPL, with c_puct 0.5: where decoys are at least
+as deep as the proof (48 trees) the target is met on 36 (geometric mean 0.32; previous
+defaults 24, 0.52; breadth-first 0.24); where they are shallower (48 trees) on 6 (0.70;
+previous 0, 0.86; breadth-first 0.76): shallow decoys die early and cost best-first little.
+c_puct 0.25 met it on 50 of the 96 (0.5: 42). Cost: where the policy's favourite tactic is
+the proof (depth 4, branching 3, solution "0000") MCTS expands 41 (c_puct 0.5: 27, 1.5:
+23), best-first 21, breadth-first 41: MCTS is the search that does not trust the prior.
 Seeds vary best-first's epsilon-exploration and the policy order nothing else; MCTS is
 deterministic on one worker, so its figure repeats across seeds.
 """
