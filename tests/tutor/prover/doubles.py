@@ -80,7 +80,17 @@ class ScriptedTacticPolicy(ChatPolicyBase):
     def reload_if_changed(self) -> bool:
         return False
 
-    def generate(self, prompts: Any, n: int = 1, **_: Any) -> list[list[Completion]]:
+    def generate(
+        self,
+        prompts: Any,
+        n: int = 1,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_tokens: int = 256,
+        stop: Sequence[str] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        seed: int | None = None,
+    ) -> list[list[Completion]]:
         out = []
         for prompt in prompts:
             state = str(prompt).split("Proof state:\n", 1)[1].rsplit("\n\nNext tactic:", 1)[0]
