@@ -24,7 +24,9 @@ SORRY_GOAL = "sorry_goal"
 DB_RETRIES = 3
 
 
-@shared_task(name="lean.check_attempt", bind=True, max_retries=DB_RETRIES)
+# ignore_result: the attempt row is the result. A stored result cost the worker a Redis SET
+# and PUBLISH per check, and the sender a SUBSCRIBE to the result's channel per submit.
+@shared_task(name="lean.check_attempt", bind=True, max_retries=DB_RETRIES, ignore_result=True)
 def check_attempt(self: Task, attempt_pk: int) -> str:
     """Returns the attempt's final status (handy in tests and the worker log)."""
     try:
