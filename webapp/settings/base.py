@@ -135,9 +135,10 @@ def _database_from_env() -> dict[str, Any]:
             # connections are per thread: every request in flight held a server connection of
             # its own, kept until garbage collection, and 50 users exhausted PostgreSQL's 100
             # slots. So the web lends connections from a bounded per-process pool and gives
-            # them back at the end of each request (a pool needs CONN_MAX_AGE 0; Django's
-            # pool checks a connection before lending it).
-            config.update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=False)
+            # them back at the end of each request (a pool needs CONN_MAX_AGE 0). With
+            # CONN_HEALTH_CHECKS Django has the pool check a connection before lending it:
+            # after a database restart the pool's dead connections are replaced, not lent.
+            config.update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=True)
             config.setdefault("OPTIONS", {})["pool"] = {
                 "min_size": 1,
                 "max_size": env_int("DB_POOL_SIZE", 8),
