@@ -12,9 +12,15 @@ students and the teacher over HTTP, then measures:
 - closed-loop load (each of c clients sends its next request when the last one answered) on
   the exercise page, the dashboard, the course page and the review queue, and on a static
   file at the same concurrency: the ratio's denominator;
-- a burst of 60 submits at once: submit-to-verdict (the POST's start to the attempt's
-  finished_at written by the worker);
-- 300 websockets opened at once on the students' attempts: connect to the replayed state.
+- a burst of 60 submits at once, one per student: submit-to-verdict (the POST's start to the
+  attempt's finished_at written by the worker), split into post to row (web), row to claimed
+  (queue) and claimed to verdict (worker), and the stack's CPU per submit by process tree
+  (CPU x submits / cores is the floor under the burst's wall time);
+- 300 websockets opened at once on the students' attempts: connect to the replayed state,
+  and the CPU per socket.
+
+`--database-url postgres://...` (an empty database) serves from PostgreSQL instead of the
+embedded SQLite; `--keep` keeps the temp dir with the logs.
 
 Everything it started is stopped at the end. The HTTP client is a small keep-alive asyncio
 client (one connection per simulated user), light enough not to starve the server on 2 cores.
