@@ -423,18 +423,19 @@ def main() -> int:
         make_coach("compiler"),
         [dict(e, split=f"round {e['round']}") for e in advice if e["split"] == "heldout"],
     )
-    for part, r in sorted(by_round.items()):
+    for part, cases in sorted(by_round.items()):
         if part != "all":
             print(
-                f"compiler heldout, {part} cases: right {r.right}/{r.n}, wrong {r.wrong}/{r.n}, "
-                f"idk {r.idk}/{r.n}"
+                f"compiler heldout, {part} cases: right {cases.right}/{cases.n}, "
+                f"wrong {cases.wrong}/{cases.n}, idk {cases.idk}/{cases.n}"
             )
     print("targets on held-out: right >= 90%, wrong <= 3%")
     for part in ("heldout", "tuning"):
-        r = compiler_rows[part]
+        row = compiler_rows[part]
         print(
-            f"compiler {part}: right {r.right}/{r.n} = {r.right / r.n:.1%}, "
-            f"wrong {r.wrong}/{r.n} = {r.wrong / r.n:.1%}, idk {r.idk}/{r.n} = {r.idk / r.n:.1%}"
+            f"compiler {part}: right {row.right}/{row.n} = {row.right / row.n:.1%}, "
+            f"wrong {row.wrong}/{row.n} = {row.wrong / row.n:.1%}, "
+            f"idk {row.idk}/{row.n} = {row.idk / row.n:.1%}"
         )
     return 0
 

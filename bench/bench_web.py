@@ -100,7 +100,7 @@ class Conn:
 
     async def _chunked(self) -> bytes:
         assert self.reader is not None
-        parts = []
+        parts: list[bytes] = []
         while True:
             size = int((await self.reader.readline()).strip(), 16)
             if size == 0:

@@ -63,7 +63,8 @@ def build(shape: dict[str, Any], device: torch.device, dtype: torch.dtype) -> An
     torch.manual_seed(0)
     config = Qwen2Config(**shape)
     config._attn_implementation = "sdpa"
-    return Qwen2ForCausalLM(config).to(device=device, dtype=dtype).train()
+    model: Any = Qwen2ForCausalLM(config)
+    return model.to(device=device, dtype=dtype).train()
 
 
 def batch_of(
@@ -120,7 +121,9 @@ def changed_share(model: Any, lr: float, device: torch.device, mc: ModelConfig) 
     return changed / max(total, 1)
 
 
-def fd_step(model, teacher, optimizer, seq, t_seq, mask, mc, chunk, device) -> dict[str, float]:
+def fd_step(
+    model, teacher, optimizer, seq, t_seq, mask, mc, chunk, device
+) -> dict[str, float | None]:
     sync(device)
     peak_reset(device)
     started = time.perf_counter()
@@ -145,7 +148,7 @@ def fd_step(model, teacher, optimizer, seq, t_seq, mask, mc, chunk, device) -> d
     }
 
 
-def grpo_step(model, optimizer, seq, targets, mask, mc, chunk, device) -> dict[str, float]:
+def grpo_step(model, optimizer, seq, targets, mask, mc, chunk, device) -> dict[str, float | None]:
     sync(device)
     peak_reset(device)
     started = time.perf_counter()
