@@ -479,6 +479,8 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
         for name, cookie in zip(students, cookies, strict=True)
         if name in owned
     ]
+    if not args.sockets:
+        return
     print(f"\n{args.sockets} websockets opened at once on {len(pairs)} students' attempts")
     before = stack.cpu_seconds()
     sockets = await websockets_at_once(port, pairs, args.sockets)

@@ -45,9 +45,16 @@ INSTALLED_APPS = [
     "allauth.socialaccount.providers.openid_connect",
 ]
 
+# Requests running Django code at once per web process (webapp/core/concurrency.py); the
+# rest wait at the door, first come first served. 2: a burst of submits' p95 0.81-0.84 s
+# against 1.05-1.45 s unlimited (bench/bench_web.py, docs/OPERATIONS.md); 0: no limit.
+WEB_THREADS = env_int("LEANCOACH_WEB_THREADS", 2)
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: static files never wait at the door.
+    "webapp.core.concurrency.ConcurrencyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
