@@ -220,7 +220,8 @@ def same(a: str, b: str) -> bool:
 # ---------------------------------------------------------------------- derivations
 
 
-def _atom(term: str) -> str:
+def as_argument(term: str) -> str:
+    """The term as one argument of an application: parenthesised unless it is a name."""
     return term if re.fullmatch(r"[\w.'₀-₉]+", term) else f"({term})"
 
 
@@ -240,7 +241,7 @@ def _expanded(facts: Iterable[Fact]) -> list[Fact]:
             out.append((f"{term}.mp", f"{split.left} → {split.right}"))
             out.append((f"{term}.mpr", f"{split.right} → {split.left}"))
         elif split.shape is Shape.EQ:
-            out.append((f"{_atom(term)}.symm", f"{split.right} = {split.left}"))
+            out.append((f"{as_argument(term)}.symm", f"{split.right} = {split.left}"))
     return out
 
 
@@ -278,7 +279,7 @@ def _applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
         else:
             continue
         for argument in _derive(normal(premise), atoms, depth - 1)[:1]:
-            out.append(f"{_atom(term)} {_atom(argument)}")
+            out.append(f"{as_argument(term)} {as_argument(argument)}")
     return out
 
 
@@ -296,9 +297,9 @@ def _instances(wanted: str, atoms: list[Fact]) -> list[str]:
         for chosen in _assignments(len(names), values):
             instance = body
             for name, value in zip(names, chosen, strict=True):
-                instance = _rename(instance, name, _atom(value))
+                instance = _rename(instance, name, as_argument(value))
             if normal(instance) == wanted:
-                out.append(f"{_atom(term)} {' '.join(_atom(v) for v in chosen)}")
+                out.append(f"{as_argument(term)} {' '.join(as_argument(v) for v in chosen)}")
                 break
     return out
 
@@ -330,10 +331,10 @@ def _constructors(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
     if split.shape is Shape.OR:
         left = _derive(normal(split.left), atoms, depth - 1)
         if left:
-            return [f"Or.inl {_atom(left[0])}"]
+            return [f"Or.inl {as_argument(left[0])}"]
         right = _derive(normal(split.right), atoms, depth - 1)
         if right:
-            return [f"Or.inr {_atom(right[0])}"]
+            return [f"Or.inr {as_argument(right[0])}"]
     if split.shape is Shape.EXISTS:
         return _witnesses(wanted, atoms, depth)
     if split.shape is Shape.NOT:
@@ -342,7 +343,7 @@ def _constructors(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
             proof = _derive(normal(inner.right), atoms, depth - 1)
             if proof:
                 name = negation_name(inner.right)
-                return [f"fun {name} => {name} {_atom(proof[0])}"]
+                return [f"fun {name} => {name} {as_argument(proof[0])}"]
         # ¬A is A → False: assume A under a fresh name and derive False with it.
         name = _fresh("h", atoms)
         proof = _derive("False", _expanded([(name, split.right)]) + atoms, depth - 1)
@@ -369,7 +370,7 @@ def _case_splits(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
         left = _derive(normal(f"{split.left} → {wanted}"), atoms, depth - 1)
         right = _derive(normal(f"{split.right} → {wanted}"), atoms, depth - 1)
         if left and right:
-            out.append(f"{_atom(term)}.elim {_atom(left[0])} {_atom(right[0])}")
+            out.append(f"{as_argument(term)}.elim {as_argument(left[0])} {as_argument(right[0])}")
     return out
 
 
@@ -464,9 +465,9 @@ def _relations(wanted: str, atoms: list[Fact]) -> list[str]:
         if sides != (normal(split.left), normal(split.right)):
             continue
         if fact.shape is Shape.EQ:
-            out.append(f"{prefix}.le_of_eq {_atom(term)}")
+            out.append(f"{prefix}.le_of_eq {as_argument(term)}")
         elif fact.shape is Shape.LT:
-            out.append(f"{prefix}.le_of_lt {_atom(term)}")
+            out.append(f"{prefix}.le_of_lt {as_argument(term)}")
     return out
 
 
@@ -476,24 +477,28 @@ def _contradictions(atoms: list[Fact]) -> list[str]:
         split = split_target(typ)
         prefix = number_type(typ, atoms)
         if split.shape is Shape.FALSE:
-            return [f"{_atom(term)}.elim"]
+            return [f"{as_argument(term)}.elim"]
         if split.shape is Shape.NE and normal(split.left) == normal(split.right):
-            return [f"absurd rfl {_atom(term)}"]
+            return [f"absurd rfl {as_argument(term)}"]
         if (
             split.shape is Shape.LT
             and split.op == "<"
             and prefix is not None
             and normal(split.left) == normal(split.right)
         ):
-            return [f"absurd {_atom(term)} ({prefix}.lt_irrefl {_atom(split.left.strip())})"]
+            return [
+                f"absurd {as_argument(term)} ({prefix}.lt_irrefl {as_argument(split.left.strip())})"
+            ]
         if split.shape is Shape.EQ and prefix == "Nat":
             succ = re.fullmatch(r"(.+?)\s*\+\s*1", normal(split.left))
             if succ and normal(split.right) == "0":
-                return [f"absurd {_atom(term)} (Nat.succ_ne_zero {_atom(succ.group(1))})"]
+                return [
+                    f"absurd {as_argument(term)} (Nat.succ_ne_zero {as_argument(succ.group(1))})"
+                ]
         if split.shape is Shape.NOT:
             for other, other_type in atoms:
                 if normal(other_type) == normal(split.right):
-                    return [f"absurd {_atom(other)} {_atom(term)}"]
+                    return [f"absurd {as_argument(other)} {as_argument(term)}"]
     return []
 
 
@@ -505,4 +510,4 @@ def contradiction(facts: Sequence[Fact]) -> str | None:
 
 def substituted(facts: Sequence[Fact], var: str, value: str) -> list[Fact]:
     """The facts with `var` replaced by `value` (a `cases`/`induction` branch's view)."""
-    return [(n, _rename(t, var, _atom(value))) for n, t in facts]
+    return [(n, _rename(t, var, as_argument(value))) for n, t in facts]

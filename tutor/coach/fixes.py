@@ -241,7 +241,7 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
             )
         ]
     if p.application:
-        fixed = _replace_term(p.application, p.term, context._atom(proof))
+        fixed = _replace_term(p.application, p.term, context.as_argument(proof))
         if fixed is None:
             return []
         step = f"`{fixed}`"
@@ -250,7 +250,7 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
     ):  # the whole term (Lean may print `h.1` as `h.left`)
         step = f"`exact {proof}`"
     else:
-        replaced = _replace_term(source, p.term, context._atom(proof))
+        replaced = _replace_term(source, p.term, context.as_argument(proof))
         if replaced is None:
             return []
         step = f"`{replaced}`"
