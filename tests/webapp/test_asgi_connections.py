@@ -17,62 +17,29 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from webapp.embedded import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL_SIZE = 3
 
-pytestmark = pytest.mark.skipif(
-    not os.environ.get("DATABASE_URL", "").startswith("postgres"),
-    reason="needs PostgreSQL (DATABASE_URL=postgres://...): SQLite has no connection limit",
-)
 
-
-def _admin_url(database: str) -> str:
-    import dj_database_url
-
-    parts = dj_database_url.parse(os.environ["DATABASE_URL"])
-    user = parts.get("USER") or "postgres"
-    host, port = parts.get("HOST") or "127.0.0.1", parts.get("PORT") or 5432
-    password = f":{parts['PASSWORD']}" if parts.get("PASSWORD") else ""
-    return f"postgresql://{user}{password}@{host}:{port}/{database}"
-
-
-@pytest.fixture
-def fresh_database() -> Iterator[str]:
-    import psycopg
-
-    name = f"lc_asgi_conn_{os.getpid()}"
-    with psycopg.connect(_admin_url("postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield name
-    finally:
-        with psycopg.connect(_admin_url("postgres"), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _connections(database: str) -> int:
-    import psycopg
-
-    with psycopg.connect(_admin_url("postgres"), autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (database,)
-        ).fetchone()
+def _connections(admin: Any, database: str) -> int:
+    row = admin.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+        (database,),
+    ).fetchone()
     return int(row[0]) if row else 0
 
 
 def test_fifty_concurrent_users_hold_at_most_a_pool_of_connections(
-    fresh_database: str, tmp_path: Path
+    pg_database: tuple[str, tuple[Any, str]], tmp_path: Path
 ) -> None:
-    env = {**os.environ, "DATABASE_URL": _admin_url(fresh_database),
+    url, (admin, fresh_database) = pg_database
+    env = {**os.environ, "DATABASE_URL": url,
            "DJANGO_SETTINGS_MODULE": "webapp.settings.dev", "LEANCOACH_VAR_DIR": str(tmp_path),
            "DB_POOL_SIZE": str(POOL_SIZE), "DB_CONN_MAX_AGE": "60"}  # fmt: skip
     manage = [sys.executable, "manage.py"]
@@ -114,7 +81,7 @@ def test_fifty_concurrent_users_hold_at_most_a_pool_of_connections(
         def watch() -> None:
             nonlocal most
             while not done.is_set():
-                most = max(most, _connections(fresh_database))
+                most = max(most, _connections(admin, fresh_database))
                 time.sleep(0.05)
 
         watcher = threading.Thread(target=watch)
@@ -128,7 +95,7 @@ def test_fifty_concurrent_users_hold_at_most_a_pool_of_connections(
         assert statuses.count(200) == len(statuses), sorted(set(statuses))
         # One process: at most the pool, however many requests ran at once.
         assert 1 <= most <= POOL_SIZE, f"{most} connections open at once"
-        assert _connections(fresh_database) <= POOL_SIZE
+        assert _connections(admin, fresh_database) <= POOL_SIZE
     finally:
         server.terminate()
         _, errors = server.communicate(timeout=20)
