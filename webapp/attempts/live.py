@@ -1,10 +1,12 @@
 """Rendering an attempt's live fragments, shared by the page, the htmx endpoint and the
 websocket push (one partial per piece in templates/attempts/attempt.html).
 
-Websocket message types sent to group `attempt.<pk>` (handled by AttemptConsumer):
-  {"type": "attempt.update", "html": str}    after each step (queued, checked, coached)
-  {"type": "attempt.finished", "html": str}  exactly once, when the attempt has an end state
-The html is a set of elements with ids; htmx's ws extension swaps them in by id (OOB).
+The worker does not render: after each step (claimed, checked, coached, ended) it sends
+group `attempt.<pk>` a notice, {"type": "attempt.changed", "status": str, "finished": bool},
+and each AttemptConsumer watching renders the state for its own user (with the access
+check) and sends the fragments. Nobody watching costs nothing but the notice; a quick
+check's steps fold into one render (the consumer lets unfinished steps settle briefly). The
+html is a set of elements with ids; htmx's ws extension swaps them in by id (OOB).
 """
 
 from __future__ import annotations
@@ -237,6 +239,6 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
 
 
 def push(attempt: Attempt) -> None:
-    """Send the current fragments to everyone watching; the final message once finished."""
-    message_type = "attempt.finished" if attempt.is_finished else "attempt.update"
-    group_send(attempt.group_name, {"type": message_type, "html": render_fragments(attempt)})
+    """Tell everyone watching that the attempt changed; each watcher renders it (above)."""
+    notice = {"type": "attempt.changed", "status": attempt.status, "finished": attempt.is_finished}
+    group_send(attempt.group_name, notice)

@@ -68,7 +68,20 @@ class Attempt(models.Model):
 
     @property
     def group_name(self) -> str:
-        return f"attempt.{self.pk}"
+        return self.group_for(self.pk)
+
+    @staticmethod
+    def group_for(pk: int) -> str:
+        """The Channels group of an attempt's live notices (webapp/attempts/live.py)."""
+        return f"attempt.{pk}"
+
+    @property
+    def live_marker(self) -> str:
+        """What a page's rendering of this attempt depends on while it is unfinished: the
+        status and how often the sweeper re-queued it (Lean's messages are stored once per
+        check). The panel's websocket URL carries it, so a page that already shows the
+        current state (the submit's own answer) is not sent it again on connect."""
+        return f"{self.status}-{self.requeues}"
 
     @property
     def poll_expired(self) -> bool:
