@@ -42,6 +42,16 @@ def redis_url() -> str:
     return url
 
 
+@pytest.fixture(autouse=True)
+def _forget_coach_teaching_memo() -> object:
+    """The coach's memo of teachers' reviews (webapp/attempts/teaching.py) is refreshed by
+    signals; a test's rollback sends none, so each test starts without it."""
+    yield
+    teaching = sys.modules.get("webapp.attempts.teaching")
+    if teaching is not None:
+        teaching.forget_teaching_memo()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the end-to-end tests last: Playwright's sync API keeps an event loop running in the
     main thread for as long as the browser lives, which would break later asyncio tests."""

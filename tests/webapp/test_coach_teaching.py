@@ -147,3 +147,52 @@ def test_with_verify_hints_the_compiler_coach_checks_its_step_on_the_checker(
         assert "Nat.le_of_lt" in unverified.suggestions[0][1]
     finally:
         checker.close()
+
+
+def _review_reads(cast: Cast) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        _advice(cast)
+    return sum("attempts_curatedfeedback" in q["sql"] for q in queries.captured_queries)
+
+
+def test_the_reviews_are_read_once_until_a_teacher_changes_one(cast: Cast) -> None:
+    from django.core.cache import cache
+
+    from webapp.attempts.teaching import STAMP_KEY
+
+    assert _review_reads(cast) > 0
+    assert _review_reads(cast) == 0  # nothing changed: this process's memo
+    suggestion = _attempt_with_advice(cast)
+    do_review_suggestion(cast.teacher, suggestion, ReviewInput("edited", EDIT))
+    assert _review_reads(cast) > 0
+    assert _review_reads(cast) == 0
+    cache.set(STAMP_KEY, "changed by another process")  # what its signal does
+    assert _review_reads(cast) > 0
+
+
+def test_a_deleted_review_leaves_the_coach_too(cast: Cast) -> None:
+    before = _advice(cast)
+    suggestion = _attempt_with_advice(cast, before[0][1])
+    do_review_suggestion(cast.teacher, suggestion, ReviewInput("edited", EDIT))
+    assert _advice(cast)[0][1] == EDIT
+    suggestion.attempt.delete()  # the review goes with it (a cascade)
+    assert _advice(cast) == before
+
+
+def test_without_the_cache_every_check_reads_the_reviews(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webapp.attempts import teaching
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr(teaching.cache, "get", unreachable)
+    monkeypatch.setattr(teaching.cache, "set", unreachable)
+    assert _review_reads(cast) > 0 and _review_reads(cast) > 0
+    suggestion = _attempt_with_advice(cast)
+    do_review_suggestion(cast.teacher, suggestion, ReviewInput("edited", EDIT))
+    assert _advice(cast)[0][1] == EDIT

@@ -8,10 +8,14 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
 
 from tutor.coach.teaching import (
@@ -25,6 +29,8 @@ from tutor.lean.types import Diagnostic, DiagnosticKind
 from webapp.attempts.models import Attempt, CoachSwitch, CuratedFeedback, Suggestion
 
 EXAMPLES_READ = 200  # the most recent reviews considered when building the bank
+
+log = logging.getLogger(__name__)
 
 
 def _primary(attempt: Attempt) -> Diagnostic | None:
@@ -108,4 +114,80 @@ def taught(coach: Any, exercise_id: int | None) -> Any:
     """The coach with what teachers taught it (examples; switches for this exercise)."""
     if exercise_id is None:
         return coach
-    return TaughtCoach(coach, example_bank(), suppressed_for(exercise_id))
+    bank, suppressed = _memo.read(exercise_id)
+    return TaughtCoach(coach, bank, suppressed)
+
+
+# --- what teachers taught, read once per change -----------------------------------------
+#
+# Reading the bank costs up to EXAMPLES_READ reviews with their attempts' messages, and the
+# switches every rejection on the exercise: on every check, it grew with the class's reviews.
+# Each process keeps what it read under a stamp in the shared cache; every save or delete of
+# a review or a switch (cascades included: they send the same signals) puts a new stamp there,
+# at once and again when its transaction commits, so a check never keeps reading what a
+# teacher changed (the second stamp covers a reader that came between the two). Without the
+# cache (Redis down) every check reads afresh, as before.
+
+STAMP_KEY = "coach:teaching-stamp"
+MAX_EXERCISES_KEPT = 2000  # switches memoized per process; past this the memo starts over
+
+
+class _TeachingMemo:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.forget()
+
+    def forget(self) -> None:
+        self.stamp: str | None = None
+        self.bank: ExampleBank | None = None
+        self.suppressed: dict[int, frozenset[str]] = {}
+
+    def read(self, exercise_id: int) -> tuple[ExampleBank, frozenset[str]]:
+        stamp = current_stamp()
+        if stamp is None:
+            return example_bank(), suppressed_for(exercise_id)
+        with self.lock:
+            if stamp != self.stamp or len(self.suppressed) > MAX_EXERCISES_KEPT:
+                self.forget()
+                self.stamp = stamp
+            if self.bank is None:
+                self.bank = example_bank()
+            if exercise_id not in self.suppressed:
+                self.suppressed[exercise_id] = suppressed_for(exercise_id)
+            return self.bank, self.suppressed[exercise_id]
+
+
+_memo = _TeachingMemo()
+
+
+def forget_teaching_memo() -> None:
+    """Drop this process's memo (tests: a rolled-back test's reviews send no signal)."""
+    with _memo.lock:
+        _memo.forget()
+
+
+def current_stamp() -> str | None:
+    try:
+        stamp = cache.get(STAMP_KEY)
+        if stamp is None:
+            cache.add(STAMP_KEY, uuid.uuid4().hex, timeout=None)
+            stamp = cache.get(STAMP_KEY)
+    except Exception as exc:  # noqa: BLE001 - no cache: read afresh, never stale
+        log.warning("coach teaching stamp unavailable (%s): reading the reviews afresh", exc)
+        return None
+    return str(stamp) if stamp is not None else None
+
+
+def _new_stamp() -> None:
+    try:
+        cache.set(STAMP_KEY, uuid.uuid4().hex, timeout=None)
+    except Exception as exc:  # noqa: BLE001
+        # The old stamp stays: say so loudly, a check may read the old reviews until the
+        # next change reaches the cache.
+        log.error("could not mark the coach's teaching as changed: %s", exc)
+
+
+def teaching_changed(**_: Any) -> None:
+    """Receiver of post_save / post_delete of CuratedFeedback and CoachSwitch."""
+    _new_stamp()
+    transaction.on_commit(_new_stamp)
