@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
+from webapp.core.asgi_handler import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
 # Read by the settings: this process serves requests each in a thread of its own (below).
 os.environ["LEANCOACH_ASGI_SERVER"] = "1"
-# Django must be set up before the routing imports consumers (and through them, models).
+# Django must be set up before the routing imports consumers (and through them, models). The
+# handler runs the middleware chain in one thread trip per request (core/asgi_handler.py).
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402

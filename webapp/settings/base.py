@@ -194,6 +194,9 @@ CACHES = {
 # Celery (read by webapp.celery with namespace "CELERY").
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
+# One result backend per process, not one per thread: under ASGI every request runs in a
+# thread of its own, and each `delay()` built a Redis backend (and its connection pool) anew.
+CELERY_RESULT_BACKEND_THREAD_SAFE = True
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
 # A task whose pool process dies (worker stopped with its children, OOM-killed) goes back to
