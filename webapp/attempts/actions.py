@@ -61,31 +61,42 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
     not block: it is superseded too."""
     proof = clean_proof(proof)
     with transaction.atomic():
-        progress, _ = Progress.objects.get_or_create(student=student, exercise=exercise)
         # Serialises this student's submits on this exercise (two tabs, a double click).
-        progress = Progress.objects.select_for_update().get(pk=progress.pk)
-        unfinished = Attempt.objects.filter(
-            student=student, exercise=exercise, status__in=Attempt.UNFINISHED
+        progress, _ = Progress.objects.select_for_update().get_or_create(
+            student=student, exercise=exercise
+        )
+        unfinished = list(
+            Attempt.objects.filter(
+                student=student, exercise=exercise, status__in=Attempt.UNFINISHED
+            ).values_list("pk", "status", "started_at")
         )
         alive_since = timezone.now() - timedelta(seconds=_lean_hard_limit_s())
-        busy = unfinished.filter(
-            status__in=(Attempt.Status.CHECKING, Attempt.Status.COACHING),
-            started_at__gte=alive_since,
-        ).first()
+        busy = next(
+            (
+                pk
+                for pk, status, started_at in unfinished
+                if status in (Attempt.Status.CHECKING, Attempt.Status.COACHING)
+                and started_at is not None
+                and started_at >= alive_since
+            ),
+            None,
+        )
         if busy is not None:
             raise CheckInProgress(
-                f"Your previous proof (attempt {busy.pk}) is being checked right now. Wait for "
+                f"Your previous proof (attempt {busy}) is being checked right now. Wait for "
                 "its verdict (usually a few seconds), then submit again; your text is still "
                 "in the editor."
             )
         attempt = Attempt.objects.create(student=student, exercise=exercise, proof=proof)
-        stale = unfinished.exclude(pk=attempt.pk)
-        superseded = list(stale.values_list("pk", flat=True))
-        stale.update(
-            status=Attempt.Status.SUPERSEDED,
-            status_detail=f"Replaced by a newer submission (attempt {attempt.pk}) before its check finished.",
-            finished_at=timezone.now(),
-        )
+        # Read under the lock above: no other submit of this student on this exercise can
+        # have added one since.
+        superseded = [pk for pk, _, _ in unfinished]
+        if superseded:
+            Attempt.objects.filter(pk__in=superseded, status__in=Attempt.UNFINISHED).update(
+                status=Attempt.Status.SUPERSEDED,
+                status_detail=f"Replaced by a newer submission (attempt {attempt.pk}) before its check finished.",
+                finished_at=timezone.now(),
+            )
         progress.attempts += 1
         progress.last_attempt = attempt
         progress.save(update_fields=["attempts", "last_attempt"])

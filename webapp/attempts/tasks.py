@@ -75,13 +75,14 @@ def _claim(attempt: Attempt, message: str) -> bool:
     """Take a queued attempt for this task message. The same message may take it again (a
     redelivery after its worker was lost, or a retry); another copy of the check (the sweeper
     re-queued it while the first message was still on the queue) steps aside."""
-    took = Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(
-        status=Attempt.Status.CHECKING, started_at=timezone.now(), claimed_by=message
-    )
-    attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
-    if took:
+    claim = {"status": Attempt.Status.CHECKING, "started_at": timezone.now(), "claimed_by": message}
+    took = Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(**claim)
+    if took:  # the row now holds exactly these values
+        for name, value in claim.items():
+            setattr(attempt, name, value)
         live.push(attempt)
         return True
+    attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
     return not attempt.is_finished and attempt.claimed_by == message
 
 
