@@ -15,7 +15,9 @@ students and the teacher over HTTP, then measures:
 - a burst of 60 submits at once, one per student, twice (cold processes, then warm): submit-to-verdict (the POST's start to the
   attempt's finished_at written by the worker), split into post to row (web), row to claimed
   (queue) and claimed to verdict (worker), and the stack's CPU per submit by process tree
-  (CPU x submits / cores is the floor under the burst's wall time);
+  (CPU x submits / cores is the floor under the burst's wall time); then a third time with
+  each student's page watching, as a browser does with the submit's answer (it opens the
+  panel's websocket): submit-to-verdict-on-the-page, the latency a student sees;
 - 300 websockets opened at once on the students' attempts: connect to the replayed state,
   and the CPU per socket.
 
@@ -174,7 +176,9 @@ class Stack:
             self.redis.wait(timeout=10)
 
 
-def start_stack(var: Path, web_workers: int | None, database_url: str = "") -> Stack:
+def start_stack(
+    var: Path, web_workers: int | None, database_url: str = "", worker_args: str = ""
+) -> Stack:
     from webapp.launch import _serving_settings
 
     if not (ROOT / "static" / "js" / "editor.bundle.js").exists():
@@ -202,7 +206,7 @@ def start_stack(var: Path, web_workers: int | None, database_url: str = "") -> S
                         "--workers", env["LEANCOACH_WEB_WORKERS"], "--no-access-log"])  # fmt: skip
     stack.spawn("worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
                            "-Q", "lean,prover,train", "--concurrency", "3", "-O", "fair",
-                           "--loglevel", "WARNING"])  # fmt: skip
+                           "--loglevel", "WARNING", *shlex.split(worker_args)])  # fmt: skip
     wait_for_port(stack.port, timeout_s=90)
     return stack
 
@@ -309,7 +313,35 @@ async def closed_loop(
     return Result(name, concurrency, latencies, errors, time.perf_counter() - started)
 
 
-async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) -> Result:
+FINAL_STATUS = re.compile(
+    r'id="attempt-status"[^>]*data-status="(done|failed|unavailable|superseded)"'
+)
+LIVE_URL = re.compile(r'ws-connect="(/ws/attempts/\d+/[^"]*)"')
+
+
+async def watch_page(port: int, cookie: str, page: str) -> float:
+    """What the student's browser does with the submit's answer: open the panel's websocket
+    and wait for the verdict. Returns when (time.time()) the end state arrived."""
+    import html
+
+    import websockets
+
+    url = LIVE_URL.search(page)
+    assert url, "the submit's answer has no live panel"
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}{html.unescape(url.group(1))}",
+        additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
+        open_timeout=60,
+    ) as ws:
+        while True:
+            message = await asyncio.wait_for(ws.recv(), timeout=60)
+            if FINAL_STATUS.search(str(message)):
+                return time.time()
+
+
+async def submit_burst(
+    port: int, cookies: list[str], exercise: object, n: int, watch: bool = False
+) -> Result:
     from asgiref.sync import sync_to_async
 
     from webapp.attempts.models import Attempt
@@ -317,6 +349,7 @@ async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) 
     path = f"/attempts/submit/{exercise.pk}/"  # type: ignore[attr-defined]
     before = await sync_to_async(lambda: Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() or 0)()  # fmt: skip
     posted: dict[int, float] = {}
+    on_page: dict[int, float] = {}
     errors = 0
 
     async def submit(i: int) -> None:
@@ -328,15 +361,20 @@ async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) 
                           "csrfmiddlewaretoken": token.group(1) if token else ""}).encode()  # fmt: skip
         started = time.time()
         try:
-            status, _, _ = await conn.request("POST", path, body, {
+            status, _, page = await conn.request("POST", path, body, {
                 "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true",
                 "Referer": f"http://127.0.0.1:{port}/"})  # fmt: skip
         except (OSError, asyncio.IncompleteReadError):
-            status = 0
+            status, page = 0, b""
         await conn.close()
         if status != 200:
             errors += 1
         posted[i] = started
+        if watch and status == 200:
+            try:
+                on_page[i] = await watch_page(port, cookie, page.decode())
+            except Exception as exc:  # noqa: BLE001 - counted below as a verdict never seen
+                print(f"  page {i} saw no verdict: {type(exc).__name__}: {str(exc)[:80]}")
 
     started = time.perf_counter()
     await asyncio.gather(*(submit(i) for i in range(n)))
@@ -359,6 +397,9 @@ async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) 
     errors += (n - errors) - len(finished) - superseded
     # Each submit's latency against the burst's start: all of them go out within a few ms.
     latencies = [max(0.0, r[2] - first_post) for r in finished]
+    if watch:  # the verdict as the student sees it: on her page
+        latencies = [seen - first_post for seen in on_page.values()]
+        errors += len(finished) - len(on_page)
     statuses = sorted({r[3] for r in rows})
     print(f"  attempt statuses after the burst: {', '.join(statuses) or 'none'}"
           + (f" ({superseded} superseded by the same student's next submit)" if superseded else ""))  # fmt: skip
@@ -372,7 +413,8 @@ async def submit_burst(port: int, cookies: list[str], exercise: object, n: int) 
         print(
             f"    {label:<26} p50 {1000 * ordered[len(ordered) // 2]:7.1f} ms  p95 {1000 * p95:7.1f} ms"
         )
-    return Result("submit→verdict", n, latencies, errors, time.perf_counter() - started)
+    name = "submit→on page" if watch else "submit→verdict"
+    return Result(name, n, latencies, errors, time.perf_counter() - started)
 
 
 async def websockets_at_once(port: int, pairs: list[tuple[str, int]], n: int) -> Result:
@@ -464,10 +506,13 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     # Twice: the first burst meets processes that never served a submit (templates, queue
     # connections and REPLs start on first use), the second the warm stack a class meets
     # after the first minutes.
-    for when in ("first, on cold processes", "again, warm"):
+    # The third time each student's page opens its live panel, as a browser does with the
+    # submit's answer, and the verdict counts when it is on the page.
+    for when, watch in (("first, on cold processes", False), ("again, warm", False),
+                        ("warm, each student's page watching its attempt", True)):  # fmt: skip
         print(f"\nburst of {args.submits} submits at once, {when} (the REPL test double checks)")
         before = stack.cpu_seconds()
-        burst = await submit_burst(port, cookies, seeded["exercise"], args.submits)
+        burst = await submit_burst(port, cookies, seeded["exercise"], args.submits, watch)
         after = stack.cpu_seconds()
         show(burst)
         print(f"    CPU per submit: {cpu_per(before, after, args.submits)}")
@@ -505,11 +550,13 @@ def main() -> int:
     parser.add_argument("--database-url", default="",
                         help="an empty PostgreSQL database to serve from (default: the embedded "
                         "SQLite, as `make run`)")  # fmt: skip
+    parser.add_argument("--worker-args", default="",
+                        help='more Celery worker options, e.g. "--pool threads"')  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",") if x]
     var = Path(tempfile.mkdtemp(prefix="bench-web-"))
-    stack = start_stack(var, args.web_workers, args.database_url)
+    stack = start_stack(var, args.web_workers, args.database_url, args.worker_args)
     print(f"stack: {stack.env['LEANCOACH_WEB_WORKERS']} web processes "
           f"({stack.env['DJANGO_SETTINGS_MODULE']}), 1 Celery worker (concurrency 3, as make run), "
           f"{os.cpu_count()} cores; temp dir {var}")  # fmt: skip
