@@ -1,15 +1,22 @@
 """Worker processes for the 2-rank gloo tests (spawned by torch.multiprocessing, so they
-live in an importable module). Each builds a real Session through open_session, as the CLI
-does under torchrun, with scripted rollouts and the fixed coach."""
+live in an importable module; spawn_ranks runs them). Each builds a real Session through
+open_session, as the CLI does under torchrun, with scripted rollouts and the fixed coach.
+A worker joins; spawn_ranks leaves the group for it once the worker's frame is gone."""
 
 from __future__ import annotations
 
+import faulthandler
+import gc
 import json
 import os
+import socket
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.multiprocessing as mp
 
 from tests.training.scripted_rollouts import scripted_rollout_factory
 from training import distributed
@@ -43,6 +50,35 @@ def leave() -> None:
     distributed.leave_process_group()
     for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
         os.environ.pop(key, None)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def spawn_ranks(worker: Callable[..., None], *args: Any, world: int = 2) -> None:
+    """Run worker(rank, world, port, *args) on `world` spawned gloo ranks; raises if any fails."""
+    mp.start_processes(
+        _as_rank, args=(worker, world, free_port(), *args), nprocs=world, start_method="spawn"
+    )
+
+
+def _as_rank(rank: int, worker: Callable[..., None], world: int, port: int, *args: Any) -> None:
+    # A rank that dies in C++ prints every thread's Python stack, so CI shows where.
+    faulthandler.enable(all_threads=True)
+    worker(rank, world, port, *args)
+    # The worker's models are gone with its frame; their FSDP state (cycles) holds the gloo
+    # groups, so collect it while the group is still up, then leave together.
+    gc.collect()
+    leave()
+    # The results are on disk and every rank has left the group. What remains is interpreter
+    # teardown, where CI twice saw a rank abort ("terminate called without an active
+    # exception") as gloo's C++ objects were destroyed; nothing the tests check runs there.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def small_config(model_dir: str, problems: str, out: str, world: int, **overrides: Any) -> Config:
@@ -80,33 +116,30 @@ def one_step_gradient(
     from tutor.coach import make_coach
 
     join(rank, world, port)
-    try:
-        config = small_config(model_dir, problems, out, world)
-        session = open_session(
-            config,
-            stage,
-            rollout_factory=scripted_rollout_factory,
-            coach=make_coach("fixed", text="Be concise."),
-        )
-        before = distributed.full_state_dict(session.model)
-        assert before is not None
-        before = {k: v.detach().clone() for k, v in before.items()}
-        session.optimizer = torch.optim.SGD(
-            [p for p in session.model.parameters() if p.requires_grad], lr=1.0
-        )
-        metrics = distributed.reduce_metrics((fd_step if stage == "fd" else grpo_step)(session))
-        after = distributed.full_state_dict(session.model)
-        assert after is not None
-        if distributed.is_main():
-            delta = {k: (after[k] - before[k]).float() for k in before}
-            torch.save(delta, Path(out) / f"delta-{stage}-{world}.pt")
-            keep = {k: v for k, v in metrics.items() if isinstance(v, (int, float))}
-            (Path(out) / f"metrics-{stage}-{world}.json").write_text(json.dumps(keep))
-    finally:
-        leave()
+    config = small_config(model_dir, problems, out, world)
+    session = open_session(
+        config,
+        stage,
+        rollout_factory=scripted_rollout_factory,
+        coach=make_coach("fixed", text="Be concise."),
+    )
+    before = distributed.full_state_dict(session.model)
+    assert before is not None
+    before = {k: v.detach().clone() for k, v in before.items()}
+    session.optimizer = torch.optim.SGD(
+        [p for p in session.model.parameters() if p.requires_grad], lr=1.0
+    )
+    metrics = distributed.reduce_metrics((fd_step if stage == "fd" else grpo_step)(session))
+    after = distributed.full_state_dict(session.model)
+    assert after is not None
+    if distributed.is_main():
+        delta = {k: (after[k] - before[k]).float() for k in before}
+        torch.save(delta, Path(out) / f"delta-{stage}-{world}.pt")
+        keep = {k: v for k, v in metrics.items() if isinstance(v, (int, float))}
+        (Path(out) / f"metrics-{stage}-{world}.json").write_text(json.dumps(keep))
 
 
-def _toy(seed: int) -> torch.nn.Module:
+def _toy(seed: int) -> torch.nn.Sequential:
     torch.manual_seed(seed)
     return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
 
@@ -118,8 +151,8 @@ def _fsdp_toy(seed: int) -> tuple[torch.nn.Module, torch.optim.Optimizer, torch.
 
     model = _toy(seed)
     teacher = make_teacher(model)
-    for module in (model, teacher):
-        fully_shard(module[0])
+    for module in (model, teacher):  # shard the first layer, then the root
+        fully_shard(next(iter(module.children())))
         fully_shard(module)
     return model, torch.optim.AdamW(model.parameters(), lr=1e-2), teacher
 
@@ -147,22 +180,19 @@ def resume_matches(rank: int, world: int, port: int, out: str) -> None:
 
     join(rank, world, port)
     torch.distributed.init_process_group("gloo")
-    try:
-        model, optimizer, teacher = _fsdp_toy(0)
-        straight = [_toy_step(model, optimizer, teacher, s) for s in range(4)]
+    model, optimizer, teacher = _fsdp_toy(0)
+    straight = [_toy_step(model, optimizer, teacher, s) for s in range(4)]
 
-        model, optimizer, teacher = _fsdp_toy(0)
-        first = [_toy_step(model, optimizer, teacher, s) for s in range(2)]
-        save_train_state(Path(out) / "state", model, optimizer, teacher)
-        model, optimizer, teacher = _fsdp_toy(123)  # different weights: the load must overwrite
-        load_train_state(Path(out) / "state", model, optimizer, teacher)
-        resumed = first + [_toy_step(model, optimizer, teacher, s) for s in range(2, 4)]
-        if rank == 0:
-            (Path(out) / "losses.json").write_text(
-                json.dumps({"straight": straight, "resumed": resumed})
-            )
-    finally:
-        leave()
+    model, optimizer, teacher = _fsdp_toy(0)
+    first = [_toy_step(model, optimizer, teacher, s) for s in range(2)]
+    save_train_state(Path(out) / "state", model, optimizer, teacher)
+    model, optimizer, teacher = _fsdp_toy(123)  # different weights: the load must overwrite
+    load_train_state(Path(out) / "state", model, optimizer, teacher)
+    resumed = first + [_toy_step(model, optimizer, teacher, s) for s in range(2, 4)]
+    if rank == 0:
+        (Path(out) / "losses.json").write_text(
+            json.dumps({"straight": straight, "resumed": resumed})
+        )
 
 
 def fsdp_losses(rank: int, world: int, port: int, model_dir: str, out: str) -> None:
@@ -184,74 +214,67 @@ def fsdp_losses(rank: int, world: int, port: int, model_dir: str, out: str) -> N
 
     join(rank, world, port)
     distributed.init_process_group()  # no-op for one process (no launcher variables)
-    try:
-        torch.manual_seed(0)
-        model: Any = AutoModelForCausalLM.from_pretrained(model_dir)
-        tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        teacher: Any = make_teacher(model)
-        with torch.no_grad():  # a teacher that differs from the student: a non-zero KL
-            for p in teacher.parameters():
-                p.add_(0.02 * torch.randn_like(p))
-        if world > 1:
-            model = distributed.wrap_model(model)
-            teacher = distributed.wrap_model(teacher)
-        problems = [
-            Problem(
-                id=f"p{i}", statement=f"theorem p{i} : {i} + 0 = {i} := by", reference_proof="simp"
+    torch.manual_seed(0)
+    model: Any = AutoModelForCausalLM.from_pretrained(model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    teacher: Any = make_teacher(model)
+    with torch.no_grad():  # a teacher that differs from the student: a non-zero KL
+        for p in teacher.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+    if world > 1:
+        model = distributed.wrap_model(model)
+        teacher = distributed.wrap_model(teacher)
+    problems = [
+        Problem(id=f"p{i}", statement=f"theorem p{i} : {i} + 0 = {i} := by", reference_proof="simp")
+        for i in range(4)
+    ]
+    trajs = [scripted_trajectory(tokenizer, p, 1.0, sample=i) for i, p in enumerate(problems)]
+    widths: list[int] = []
+    fd_losses: dict[int, float] = {}
+    logprob_sums: dict[int, float] = {}
+    for index in range(rank, len(trajs), world):
+        batch, targets = student_batch([trajs[index]], 0), response_targets([trajs[index]])
+        with torch.no_grad():
+            top = reduce_response_rows(
+                teacher,
+                batch,
+                targets.mask,
+                lambda r: teacher_top_k(r.rows, 25, head=r.head, chunk=3),
             )
-            for i in range(4)
-        ]
-        trajs = [scripted_trajectory(tokenizer, p, 1.0, sample=i) for i, p in enumerate(problems)]
-        widths: list[int] = []
-        fd_losses: dict[int, float] = {}
-        logprob_sums: dict[int, float] = {}
-        for index in range(rank, len(trajs), world):
-            batch, targets = student_batch([trajs[index]], 0), response_targets([trajs[index]])
-            with torch.no_grad():
-                top = reduce_response_rows(
-                    teacher,
-                    batch,
-                    targets.mask,
-                    lambda r: teacher_top_k(r.rows, 25, head=r.head, chunk=3),
-                )
-            if world > 1:
-                distributed.reshard(teacher)
+        if world > 1:
+            distributed.reshard(teacher)
 
-            def fd(rows: ResponseRows, top: Any = top) -> torch.Tensor:
-                widths.append(rows.rows.shape[-1])
-                loss, _ = chunked_feedback_distillation_loss(
-                    rows.rows, top, rows.weights, head=rows.head, chunk=3
-                )
-                return loss
+        def fd(rows: ResponseRows, top: Any = top) -> torch.Tensor:
+            widths.append(rows.rows.shape[-1])
+            loss, _ = chunked_feedback_distillation_loss(
+                rows.rows, top, rows.weights, head=rows.head, chunk=3
+            )
+            return loss
 
-            def logprob_sum(rows: ResponseRows, targets: Any = targets) -> torch.Tensor:
-                temps = torch.ones(rows.rows.shape[0])
-                values, _ = chunked_token_logprobs(
-                    rows.rows, targets.token_ids[rows.selected], temps, head=rows.head, chunk=3
-                )
-                return values.sum()
+        def logprob_sum(rows: ResponseRows, targets: Any = targets) -> torch.Tensor:
+            temps = torch.ones(rows.rows.shape[0])
+            values, _ = chunked_token_logprobs(
+                rows.rows, targets.token_ids[rows.selected], temps, head=rows.head, chunk=3
+            )
+            return values.sum()
 
-            loss = reduce_response_rows(model, batch, targets.mask, fd)
-            total = reduce_response_rows(model, batch, targets.mask, logprob_sum)
-            (loss + 0.01 * total).backward()
-            fd_losses[index], logprob_sums[index] = float(loss.detach()), float(total.detach())
-        grads = {}
-        for name, param in model.named_parameters():
-            grad = param.grad
-            if grad is not None and hasattr(grad, "full_tensor"):
-                grad = grad.full_tensor() * world  # FSDP averages over ranks; we want the sum
-            grads[name] = None if grad is None else grad.detach().clone()
-        parts = distributed.gather_objects(
-            {"fd": fd_losses, "logprob": logprob_sums, "widths": widths}
-        )
-        if distributed.is_main():
-            merged: dict[str, Any] = {"fd": {}, "logprob": {}, "widths": []}
-            for part in parts:
-                merged["fd"].update(part["fd"])
-                merged["logprob"].update(part["logprob"])
-                merged["widths"] += part["widths"]
-            merged["hidden_size"] = model.config.hidden_size
-            (Path(out) / f"losses-{world}.json").write_text(json.dumps(merged))
-            torch.save(grads, Path(out) / f"grads-{world}.pt")
-    finally:
-        leave()
+        loss = reduce_response_rows(model, batch, targets.mask, fd)
+        total = reduce_response_rows(model, batch, targets.mask, logprob_sum)
+        (loss + 0.01 * total).backward()
+        fd_losses[index], logprob_sums[index] = float(loss.detach()), float(total.detach())
+    grads = {}
+    for name, param in model.named_parameters():
+        grad = param.grad
+        if grad is not None and hasattr(grad, "full_tensor"):
+            grad = grad.full_tensor() * world  # FSDP averages over ranks; we want the sum
+        grads[name] = None if grad is None else grad.detach().clone()
+    parts = distributed.gather_objects({"fd": fd_losses, "logprob": logprob_sums, "widths": widths})
+    if distributed.is_main():
+        merged: dict[str, Any] = {"fd": {}, "logprob": {}, "widths": []}
+        for part in parts:
+            merged["fd"].update(part["fd"])
+            merged["logprob"].update(part["logprob"])
+            merged["widths"] += part["widths"]
+        merged["hidden_size"] = model.config.hidden_size
+        (Path(out) / f"losses-{world}.json").write_text(json.dumps(merged))
+        torch.save(grads, Path(out) / f"grads-{world}.pt")

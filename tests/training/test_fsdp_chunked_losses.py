@@ -6,20 +6,12 @@ full [B, L, V] logits. Two gloo ranks (FSDP2 fully_shard on CPU) against one pro
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 import torch
-import torch.multiprocessing as mp
 
-from tests.training.dist_workers import fsdp_losses
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.training.dist_workers import fsdp_losses, spawn_ranks
 
 
 @pytest.mark.slow
@@ -27,10 +19,7 @@ def test_fsdp_losses_and_gradients_equal_one_process_on_the_chunked_path(
     tiny_model_dir: Path, tmp_path: Path
 ) -> None:
     fsdp_losses(0, 1, 0, str(tiny_model_dir), str(tmp_path))
-    mp.start_processes(
-        fsdp_losses, args=(2, _free_port(), str(tiny_model_dir), str(tmp_path)), nprocs=2,
-        start_method="spawn",
-    )  # fmt: skip
+    spawn_ranks(fsdp_losses, str(tiny_model_dir), str(tmp_path))
     one = json.loads((tmp_path / "losses-1.json").read_text())
     two = json.loads((tmp_path / "losses-2.json").read_text())
     # Both runs saw hidden-state rows [N, H], never logits [N, V]: the chunked path.

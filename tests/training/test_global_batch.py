@@ -5,14 +5,12 @@ same step: the same number of trajectories and the same gradient."""
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 import torch
-import torch.multiprocessing as mp
 
-from tests.training.dist_workers import one_step_gradient
+from tests.training.dist_workers import one_step_gradient, spawn_ranks
 from training import distributed
 
 PROBLEMS = [
@@ -24,12 +22,6 @@ PROBLEMS = [
     }
     for i in range(4)
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_per_rank_divides_the_global_batch_or_says_how_to_fix_it():
@@ -48,9 +40,7 @@ def test_one_and_two_ranks_take_the_same_step(
     problems.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
     args = (str(tiny_model_dir), str(problems), str(tmp_path), stage)
     one_step_gradient(0, 1, 0, *args)
-    mp.start_processes(
-        one_step_gradient, args=(2, _free_port(), *args), nprocs=2, start_method="spawn"
-    )
+    spawn_ranks(one_step_gradient, *args)
     one = torch.load(tmp_path / f"delta-{stage}-1.pt")
     two = torch.load(tmp_path / f"delta-{stage}-2.pt")
     m1 = json.loads((tmp_path / f"metrics-{stage}-1.json").read_text())

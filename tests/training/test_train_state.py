@@ -5,21 +5,13 @@ as an uninterrupted one (a toy model: the point is the state, not the architectu
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 import torch
-import torch.multiprocessing as mp
 
-from tests.training.dist_workers import resume_matches
+from tests.training.dist_workers import resume_matches, spawn_ranks
 from training.train_state import load_train_state, save_train_state
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_one_process_round_trip_restores_adam_moments(tmp_path: Path):
@@ -45,9 +37,7 @@ def test_missing_state_says_so(tmp_path: Path):
 
 @pytest.mark.slow
 def test_two_rank_fsdp_resume_continues_with_the_same_losses(tmp_path: Path):
-    mp.start_processes(
-        resume_matches, args=(2, _free_port(), str(tmp_path)), nprocs=2, start_method="spawn"
-    )
+    spawn_ranks(resume_matches, str(tmp_path))
     losses = json.loads((tmp_path / "losses.json").read_text())
     assert losses["resumed"] == pytest.approx(losses["straight"], rel=1e-6, abs=1e-7)
     assert losses["straight"][3] != losses["straight"][2]  # it does train
