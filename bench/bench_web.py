@@ -16,8 +16,9 @@ students and the teacher over HTTP, then measures:
   attempt's finished_at written by the worker), split into post to row (web), row to claimed
   (queue) and claimed to verdict (worker), and the stack's CPU per submit by process tree
   (CPU x submits / cores is the floor under the burst's wall time); then a third time with
-  each student's page watching, as a browser does with the submit's answer (it opens the
-  panel's websocket): submit-to-verdict-on-the-page, the latency a student sees;
+  each student's exercise page open (its one live socket, opened with the page, before the
+  burst; each submit's answer tells it what it draws, as the browser does):
+  submit-to-verdict-on-the-page, the latency a student sees;
 - 300 websockets opened at once on the students' attempts: connect to the replayed state,
   and the CPU per socket.
 
@@ -43,6 +44,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -316,32 +318,52 @@ async def closed_loop(
 FINAL_STATUS = re.compile(
     r'id="attempt-status"[^>]*data-status="(done|failed|unavailable|superseded)"'
 )
-LIVE_URL = re.compile(r'ws-connect="(/ws/attempts/\d+/[^"]*)"')
+PAGE_SOCKET = re.compile(r'ws-connect="(/ws/exercises/\d+/live/[^"]*)"')
+SHOWN = re.compile(r"ws-send hx-trigger=\"load\" hx-vals='([^']*)'")
 
 
-async def watch_page(port: int, cookie: str, page: str) -> float:
-    """What the student's browser does with the submit's answer: open the panel's websocket
-    and wait for the verdict. Returns when (time.time()) the end state arrived."""
+async def open_page(port: int, cookie: str, path: str) -> Any:
+    """A student with the exercise page open: the page's one live socket (opened before the
+    burst, as a browser opens it with the page)."""
     import html
 
     import websockets
 
-    url = LIVE_URL.search(page)
-    assert url, "the submit's answer has no live panel"
-    async with websockets.connect(
+    conn = Conn(port, cookie)
+    _, _, page = await conn.request("GET", path)
+    await conn.close()
+    url = PAGE_SOCKET.search(page.decode())
+    assert url, "the exercise page has no live socket"
+    return await websockets.connect(
         f"ws://127.0.0.1:{port}{html.unescape(url.group(1))}",
         additional_headers={"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"},
         open_timeout=60,
-    ) as ws:
-        while True:
-            message = await asyncio.wait_for(ws.recv(), timeout=60)
-            if FINAL_STATUS.search(str(message)):
-                return time.time()
+    )
+
+
+async def verdict_on_page(socket: Any) -> float:
+    """When (time.time()) the page's socket brought the end state."""
+    while True:
+        message = await asyncio.wait_for(socket.recv(), timeout=60)
+        if FINAL_STATUS.search(str(message)):
+            return time.time()
+
+
+async def tell_socket(socket: Any, answer: str) -> None:
+    """What the browser does once the submit's answer is swapped in: its panel tells the
+    page's socket which state it draws (htmx ws-send on load)."""
+    import html
+
+    shown = SHOWN.search(answer)
+    assert shown, "the submit's answer does not tell the page's socket what it shows"
+    await socket.send(html.unescape(shown.group(1)))
 
 
 async def submit_burst(
-    port: int, cookies: list[str], exercise: object, n: int, watch: bool = False
+    port: int, cookies: list[str], exercise: object, n: int, pages: list[Any] | None = None
 ) -> Result:
+    """`pages`: each student's open exercise page (open_page); the verdict counts when it
+    reaches her page."""
     from asgiref.sync import sync_to_async
 
     from webapp.attempts.models import Attempt
@@ -351,6 +373,7 @@ async def submit_burst(
     posted: dict[int, float] = {}
     on_page: dict[int, float] = {}
     errors = 0
+    watch = pages is not None
 
     async def submit(i: int) -> None:
         nonlocal errors
@@ -359,6 +382,7 @@ async def submit_burst(
         conn = Conn(port, cookie)
         body = urlencode({"proof": PROOF.replace("bench", f"bench_{i}"),
                           "csrfmiddlewaretoken": token.group(1) if token else ""}).encode()  # fmt: skip
+        seen = asyncio.create_task(verdict_on_page(pages[i])) if pages else None
         started = time.time()
         try:
             status, _, page = await conn.request("POST", path, body, {
@@ -370,11 +394,17 @@ async def submit_burst(
         if status != 200:
             errors += 1
         posted[i] = started
-        if watch and status == 200:
-            try:
-                on_page[i] = await watch_page(port, cookie, page.decode())
-            except Exception as exc:  # noqa: BLE001 - counted below as a verdict never seen
-                print(f"  page {i} saw no verdict: {type(exc).__name__}: {str(exc)[:80]}")
+        if seen is None or pages is None:
+            return
+        try:
+            if status == 200:
+                await tell_socket(pages[i], page.decode())
+                on_page[i] = await seen
+        except Exception as exc:  # noqa: BLE001 - counted below as a verdict never seen
+            print(f"  page {i} saw no verdict: {type(exc).__name__}: {str(exc)[:80]}")
+        finally:
+            seen.cancel()
+            await pages[i].close()
 
     started = time.perf_counter()
     await asyncio.gather(*(submit(i) for i in range(n)))
@@ -506,13 +536,18 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     # Twice: the first burst meets processes that never served a submit (templates, queue
     # connections and REPLs start on first use), the second the warm stack a class meets
     # after the first minutes.
-    # The third time each student's page opens its live panel, as a browser does with the
-    # submit's answer, and the verdict counts when it is on the page.
-    for when, watch in (("first, on cold processes", False), ("again, warm", False),
-                        ("warm, each student's page watching its attempt", True)):  # fmt: skip
+    # The third time each student has the exercise page open (its live socket opened before
+    # the burst, with the page), and the verdict counts when it is on her page.
+    exercise_path = str(seeded["exercise_path"])
+    for when, watch in (("first, on cold processes", ""), ("again, warm", ""),
+                        ("warm, each student's exercise page open", exercise_path)):  # fmt: skip
         print(f"\nburst of {args.submits} submits at once, {when} (the REPL test double checks)")
+        open_pages: list[Any] | None = None
+        if watch:  # opened with the page, before the burst: not counted below
+            open_pages = await asyncio.gather(*(
+                open_page(port, cookies[i % len(cookies)], watch) for i in range(args.submits)))  # fmt: skip
         before = stack.cpu_seconds()
-        burst = await submit_burst(port, cookies, seeded["exercise"], args.submits, watch)
+        burst = await submit_burst(port, cookies, seeded["exercise"], args.submits, open_pages)
         after = stack.cpu_seconds()
         show(burst)
         print(f"    CPU per submit: {cpu_per(before, after, args.submits)}")

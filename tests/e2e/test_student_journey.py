@@ -33,9 +33,15 @@ def test_a_student_submits_and_sees_live_per_line_feedback(
     page: Any, live_stack: LiveStack
 ) -> None:
     frames: list[str] = []
-    page.on(
-        "websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload)))
-    )
+    told: list[str] = []
+    sockets: list[str] = []
+
+    def watch(ws: Any) -> None:
+        sockets.append(ws.url)
+        ws.on("framereceived", lambda payload: frames.append(str(payload)))
+        ws.on("framesent", lambda payload: told.append(str(payload)))
+
+    page.on("websocket", watch)
     login(page, live_stack, "student")
     page.goto("/me/")
     page.click("text=Core Lean: logic, Nat and List")
@@ -57,8 +63,11 @@ def test_a_student_submits_and_sees_live_per_line_feedback(
     page.click("text=Check my proof")
     page.wait_for_selector("#attempt-status[data-status=done]")
     assert "Lean found problems" in page.inner_text("#attempt-status")
-    # The result came over the websocket (the page's slow poll is only a safety net).
+    # The result came over the websocket (the page's slow poll is only a safety net): the
+    # page's one socket, which the submit's answer told what it draws; none per attempt.
     assert any('data-status="done"' in frame for frame in frames)
+    assert len(sockets) == 1 and "/ws/exercises/" in sockets[0], sockets
+    assert any('"shown"' in frame for frame in told)
     line2 = page.locator('.proof-line[data-line="2"]')
     assert line2.get_attribute("data-marker") == "error"
     assert "omega could not prove the goal" in line2.inner_text()
@@ -78,6 +87,7 @@ def test_a_student_submits_and_sees_live_per_line_feedback(
     page.click("text=Check my proof")
     page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
     assert page.locator('.proof-line[data-marker="error"]').count() == 0
+    assert len(sockets) == 2, sockets  # one per page load, not one per submit
     _shot(page, "student-accepted")
 
     page.goto("/courses/core-lean/")

@@ -53,7 +53,10 @@ def test_it_shows_the_latest_attempt_with_markers_goals_and_suggestions(
     assert "omega could not prove the goal" in body and "⊢ n = n" in body
     assert "Try rfl here instead." in body
     assert "  simp\n  omega</textarea>" in body  # the last proof is back in the editor
-    assert f'ws-connect="/ws/attempts/{attempt.pk}/?shown={attempt.live_marker}"' in body
+    # One socket for the page, told which attempt and state the page draws; none per panel.
+    shown = f"{attempt.pk}%3A{attempt.live_marker}"
+    assert f'ws-connect="/ws/exercises/{cast.exercise.pk}/live/?shown={shown}"' in body
+    assert body.count("ws-connect") == 1 and "ws-send" not in body
 
 
 def test_it_hides_other_students_attempts(cast: Cast, client: Client) -> None:

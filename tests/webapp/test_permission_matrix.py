@@ -269,6 +269,11 @@ ADMIN_SITE_EXCEPTIONS: dict[str, dict[str, int | str]] = {
 
 WEBSOCKETS: dict[str, tuple[Callable[[World], str], tuple[str, ...]]] = {
     "ws/attempts/<int:pk>/": (lambda w: f"/ws/attempts/{w.attempt.pk}/", SAMS_WORK),
+    # Whoever may open the exercise page (each sees only her own attempts there).
+    "ws/exercises/<int:pk>/live/": (
+        lambda w: f"/ws/exercises/{w.cast.exercise.pk}/live/",
+        ("student", "other_student", "teacher", "other_teacher", "admin"),
+    ),
     "ws/prover/runs/<int:pk>/": (lambda w: f"/ws/prover/runs/{w.run.pk}/", SAMS_WORK),
     "ws/console/runs/<int:pk>/": (lambda w: f"/ws/console/runs/{w.training_run.pk}/", ADMINS),
 }

@@ -30,7 +30,9 @@ def test_it_creates_an_attempt_and_queues_the_check_on_commit(
     assert (attempt.student, attempt.proof, attempt.status) == (cast.student, "  rfl", "queued")
     assert len(callbacks) == 1  # enqueue_check on commit, nothing sent before commit
     body = response.content.decode()
-    assert f'ws-connect="/ws/attempts/{attempt.pk}/?shown={attempt.live_marker}"' in body
+    # No socket of its own: it tells the exercise page's socket which state it draws.
+    assert "ws-connect" not in body
+    assert f'ws-send hx-trigger="load" hx-vals=\'{{"shown": "{attempt.pk}:queued-0"}}\'' in body
     assert 'id="history"' in body and 'hx-swap-oob="true"' in body
     assert Progress.objects.get(student=cast.student, exercise=cast.exercise).attempts == 1
 

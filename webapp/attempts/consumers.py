@@ -1,5 +1,14 @@
-"""Live updates of one attempt. connect() checks the user and replays the current state, so
-a reloading or reconnecting browser is never stuck waiting for a message it missed.
+"""Live updates of attempts, over two kinds of socket:
+
+- ws/attempts/<pk>/ (AttemptConsumer): one attempt, on its own page (a teacher's view, a
+  student's link from the history).
+- ws/exercises/<pk>/live/ (ExerciseLiveConsumer): the student's own exercise page, one socket
+  for the page's life. It follows her latest attempt there: each submit's answer draws the new
+  panel, which tells the socket what it shows (a `shown` message), so a submit pays no
+  handshake, no session and user lookups; only the renders.
+
+connect() checks the user and replays the current state, so a reloading or reconnecting
+browser is never stuck waiting for a message it missed.
 
 The worker sends notices, not pages (webapp/attempts/live.py): the consumer renders the
 state for its own user when told the attempt changed. An unfinished step waits SETTLE_S
@@ -11,6 +20,7 @@ never steps back to an older state.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -21,6 +31,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from webapp.attempts import live
 from webapp.attempts.access import visible_attempts
 from webapp.attempts.models import Attempt
+from webapp.courses.access import visible_courses
+from webapp.courses.models import Exercise
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -35,19 +47,27 @@ class _State:
     allowed: bool  # the user may see the attempt (and it exists)
     html: str | None = None  # None: nothing to send (the page shows this state already)
     ended: bool = True
+    attempt_pk: int = 0
+
+
+def _state_of(attempt: Attempt | None, shown: str = "", always_finished: bool = True) -> _State:
+    """`shown`: the live_marker the page drew. An unfinished state the page shows already is
+    not sent again; a finished one is unless `always_finished` is off (see the callers)."""
+    if attempt is None:
+        return _State(allowed=False)
+    unchanged = bool(shown) and attempt.live_marker == shown
+    if unchanged and (not attempt.is_finished or not always_finished):
+        return _State(allowed=True, html=None, ended=attempt.is_finished, attempt_pk=attempt.pk)
+    html = live.render_fragments(attempt)
+    return _State(allowed=True, html=html, ended=attempt.is_finished, attempt_pk=attempt.pk)
 
 
 @database_sync_to_async
 def _current_state(user: Any, attempt_pk: int, shown: str = "") -> _State:
-    """The attempt's fragments for this user, read with the access check. None for an
-    unfinished state the page already shows (`shown`, its live_marker); a finished attempt
+    """The attempt's fragments for this user, read with the access check. A finished attempt
     is always sent (teachers' reviews may have changed it since the page was drawn)."""
     attempt = visible_attempts(user).defer("check_result").filter(pk=attempt_pk).first()
-    if attempt is None:
-        return _State(allowed=False)
-    if shown and not attempt.is_finished and attempt.live_marker == shown:
-        return _State(allowed=True, html=None, ended=False)
-    return _State(allowed=True, html=live.render_fragments(attempt), ended=attempt.is_finished)
+    return _state_of(attempt, shown)
 
 
 def _shown(scope: dict[str, Any]) -> str:
@@ -67,23 +87,32 @@ class AttemptConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        self.attempt_pk = int(self.scope["url_route"]["kwargs"]["pk"])
         self.render_lock = asyncio.Lock()
         # Join first, then read the state (one trip to the database, with the access check):
         # a notice sent in between arrives after the read, so nothing falls into a gap. A
         # notice carries no content, and whoever may not see the attempt leaves at once.
-        self.group = Attempt.group_for(self.attempt_pk)
+        self.group = self.group_name()
         await self.channel_layer.group_add(self.group, self.channel_name)
-        state = await _current_state(user, self.attempt_pk, _shown(self.scope))
-        if not state.allowed:  # not yours, or no such attempt: the same answer for both
+        state = await self.first_state(user)
+        if not state.allowed:  # not yours, or no such thing: the same answer for both
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.group = None
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.accept()
-        self.ended = state.ended
+        self.attempt_pk, self.ended = state.attempt_pk, state.ended
         if state.html is not None:
             await self.send(text_data=state.html)
+
+    def group_name(self) -> str:
+        return Attempt.group_for(int(self.scope["url_route"]["kwargs"]["pk"]))
+
+    async def first_state(self, user: Any) -> _State:
+        pk = int(self.scope["url_route"]["kwargs"]["pk"])
+        return await _current_state(user, pk, _shown(self.scope))
+
+    async def read_state(self, attempt_pk: int) -> _State:
+        return await _current_state(self.scope["user"], attempt_pk)
 
     async def disconnect(self, code: int) -> None:
         if self.settling is not None:
@@ -111,9 +140,101 @@ class AttemptConsumer(AsyncWebsocketConsumer):
         async with self.render_lock:
             if self.ended:
                 return
-            state = await _current_state(self.scope["user"], self.attempt_pk)
+            pk = self.attempt_pk
+            state = await self.read_state(pk)
+            if pk != self.attempt_pk:  # the page moved on to a newer attempt meanwhile
+                return
             self.ended = state.ended
             if not state.allowed:  # no longer the user's to see
                 await self.close(code=CLOSE_FORBIDDEN)
             elif state.html is not None:
                 await self.send(text_data=state.html)
+
+
+@database_sync_to_async
+def _latest_state(user: Any, exercise_pk: int, shown: str) -> _State:
+    """Her latest attempt at the exercise, if the exercise is hers to see (allowed, with no
+    attempt: nothing to send yet). `shown` is "<attempt pk>:<live_marker>" as the page drew
+    it; a state the page shows is not sent again, finished or not (a reconnect after a
+    submit finds a newer attempt, which differs)."""
+    courses = visible_courses(user)
+    if not Exercise.objects.filter(pk=exercise_pk, world__course__in=courses).exists():
+        return _State(allowed=False)
+    attempt = _own_attempts(user, exercise_pk).first()
+    if attempt is None:
+        return _State(allowed=True, html=None, ended=True)
+    shown_pk, _, marker = shown.partition(":")
+    return _state_of(attempt, marker if shown_pk == str(attempt.pk) else "", always_finished=False)
+
+
+def _own_attempts(user: Any, exercise_pk: int) -> Any:
+    mine = visible_attempts(user).defer("check_result")
+    return mine.filter(student=user, exercise_id=exercise_pk).order_by("-pk")
+
+
+@database_sync_to_async
+def _own_state(user: Any, exercise_pk: int, attempt_pk: int, shown: str = "") -> _State:
+    attempt = _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
+    return _state_of(attempt, shown, always_finished=False)
+
+
+@database_sync_to_async
+def _history_status(user: Any, exercise_pk: int, attempt_pk: int) -> str | None:
+    attempt = _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
+    return None if attempt is None else live.render_fragments(attempt, ("history_status",))
+
+
+class ExerciseLiveConsumer(AttemptConsumer):
+    """The student's own exercise page: the panel of her latest attempt there. Notices name
+    their attempt; one newer than the panel's is followed (she submitted, here or in another
+    tab), and an older one that ends only updates its line in the history."""
+
+    def group_name(self) -> str:
+        user_pk = self.scope["user"].pk
+        return Attempt.watch_group_for(user_pk, self._exercise_pk())
+
+    def _exercise_pk(self) -> int:
+        return int(self.scope["url_route"]["kwargs"]["pk"])
+
+    async def first_state(self, user: Any) -> _State:
+        return await _latest_state(user, self._exercise_pk(), _shown(self.scope))
+
+    async def read_state(self, attempt_pk: int) -> _State:
+        return await _own_state(self.scope["user"], self._exercise_pk(), attempt_pk)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """{"shown": "<attempt pk>:<live_marker>"}: the panel the page now shows (a submit's
+        answer). If the check has moved on since that answer was drawn (a notice may beat
+        the answer to the page), the state is sent."""
+        try:
+            shown = str(json.loads(text_data or "{}").get("shown", ""))
+            pk = int(shown.partition(":")[0])
+        except (ValueError, TypeError, AttributeError):
+            return
+        if pk < self.attempt_pk:
+            return
+        async with self.render_lock:
+            self._follow(pk)
+            state = await _own_state(
+                self.scope["user"], self._exercise_pk(), pk, shown.partition(":")[2]
+            )
+            if pk != self.attempt_pk or not state.allowed:
+                return
+            self.ended = state.ended
+            if state.html is not None:
+                await self.send(text_data=state.html)
+
+    async def attempt_changed(self, event: dict[str, Any]) -> None:
+        pk = int(event.get("attempt") or 0)
+        if pk < self.attempt_pk:
+            if event.get("finished"):  # e.g. superseded by her next submit: its history line
+                html = await _history_status(self.scope["user"], self._exercise_pk(), pk)
+                if html is not None:
+                    await self.send(text_data=html)
+            return
+        self._follow(pk)
+        await super().attempt_changed(event)
+
+    def _follow(self, pk: int) -> None:
+        if pk > self.attempt_pk:
+            self.attempt_pk, self.ended = pk, False

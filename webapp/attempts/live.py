@@ -2,9 +2,10 @@
 websocket push (one partial per piece in templates/attempts/attempt.html).
 
 The worker does not render: after each step (claimed, checked, coached, ended) it sends
-group `attempt.<pk>` a notice, {"type": "attempt.changed", "status": str, "finished": bool},
-and each AttemptConsumer watching renders the state for its own user (with the access
-check) and sends the fragments. Nobody watching costs nothing but the notice; a quick
+group `attempt.<pk>` and the student's exercise-page group (Attempt.watch_group_for) a
+notice, {"type": "attempt.changed", "attempt": pk, "status": str, "finished": bool}, and
+each consumer watching (webapp/attempts/consumers.py) renders the state for its own user
+(with the access check) and sends the fragments. Nobody watching costs nothing but the notice; a quick
 check's steps fold into one render (the consumer lets unfinished steps settle briefly). The
 html is a set of elements with ids; htmx's ws extension swaps them in by id (OOB).
 """
@@ -19,7 +20,7 @@ from django.template.loader import render_to_string
 
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
-from webapp.core.layer import group_send
+from webapp.core.layer import group_send_many
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
 
@@ -239,6 +240,13 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
 
 
 def push(attempt: Attempt) -> None:
-    """Tell everyone watching that the attempt changed; each watcher renders it (above)."""
-    notice = {"type": "attempt.changed", "status": attempt.status, "finished": attempt.is_finished}
-    group_send(attempt.group_name, notice)
+    """Tell everyone watching that the attempt changed (its own page, and its student's page
+    of the exercise); each watcher renders it (above)."""
+    notice = {
+        "type": "attempt.changed",
+        "attempt": attempt.pk,
+        "status": attempt.status,
+        "finished": attempt.is_finished,
+    }
+    watchers = Attempt.watch_group_for(attempt.student_id, attempt.exercise_id)
+    group_send_many((attempt.group_name, watchers), notice)

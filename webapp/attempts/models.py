@@ -75,6 +75,16 @@ class Attempt(models.Model):
         """The Channels group of an attempt's live notices (webapp/attempts/live.py)."""
         return f"attempt.{pk}"
 
+    @staticmethod
+    def watch_group_for(student_pk: int, exercise_pk: int) -> str:
+        """The group of a student's exercise page: notices about each of her attempts there."""
+        return f"exercise-live.{student_pk}.{exercise_pk}"
+
+    @property
+    def page_marker(self) -> str:
+        """The exercise page's `shown` value: which attempt its panel draws, and how far."""
+        return f"{self.pk}:{self.live_marker}"
+
     @property
     def live_marker(self) -> str:
         """What a page's rendering of this attempt depends on while it is unfinished: the

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.urls import path
 
-from webapp.attempts.consumers import AttemptConsumer
+from webapp.attempts.consumers import AttemptConsumer, ExerciseLiveConsumer
 
 websocket_urlpatterns: list[Any] = [
     path("ws/attempts/<int:pk>/", AttemptConsumer.as_asgi()),
+    path("ws/exercises/<int:pk>/live/", ExerciseLiveConsumer.as_asgi()),
 ]

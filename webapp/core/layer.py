@@ -37,10 +37,19 @@ def _sending_loop() -> asyncio.AbstractEventLoop:
 
 def group_send(group: str, message: dict[str, Any]) -> None:
     """Send `message` to `group`; errors (Redis unreachable) reach the caller as before."""
+    group_send_many((group,), message)
+
+
+def group_send_many(groups: tuple[str, ...], message: dict[str, Any]) -> None:
+    """Send `message` to each group, together: one trip to the sending loop for all."""
     layer = get_channel_layer()
     if layer is None:  # no channel layer configured: nothing is watching
         return
+
+    async def send_all() -> None:
+        await asyncio.gather(*(layer.group_send(group, message) for group in groups))
+
     if isinstance(layer, InMemoryChannelLayer):
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(send_all)()
         return
-    asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _sending_loop()).result()
+    asyncio.run_coroutine_threadsafe(send_all(), _sending_loop()).result()
