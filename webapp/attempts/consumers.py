@@ -80,6 +80,7 @@ class AttemptConsumer(AsyncWebsocketConsumer):
     render_lock: asyncio.Lock
     attempt_pk = 0
     ended = False  # the end state was sent: later notices change nothing
+    sent_pk = 0  # the attempt whose state this socket last sent
     settling: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
@@ -100,9 +101,8 @@ class AttemptConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.accept()
-        self.attempt_pk, self.ended = state.attempt_pk, state.ended
-        if state.html is not None:
-            await self.send(text_data=state.html)
+        self.attempt_pk = state.attempt_pk
+        await self._deliver(state.attempt_pk, state)
 
     def group_name(self) -> str:
         return Attempt.group_for(int(self.scope["url_route"]["kwargs"]["pk"]))
@@ -144,11 +144,17 @@ class AttemptConsumer(AsyncWebsocketConsumer):
             state = await self.read_state(pk)
             if pk != self.attempt_pk:  # the page moved on to a newer attempt meanwhile
                 return
-            self.ended = state.ended
             if not state.allowed:  # no longer the user's to see
+                self.ended = True
                 await self.close(code=CLOSE_FORBIDDEN)
-            elif state.html is not None:
-                await self.send(text_data=state.html)
+            else:
+                await self._deliver(pk, state)
+
+    async def _deliver(self, pk: int, state: _State) -> None:
+        self.ended = state.ended
+        if state.html is not None:
+            await self.send(text_data=state.html)
+            self.sent_pk = pk
 
 
 @database_sync_to_async
@@ -204,8 +210,11 @@ class ExerciseLiveConsumer(AttemptConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """{"shown": "<attempt pk>:<live_marker>"}: the panel the page now shows (a submit's
-        answer). If the check has moved on since that answer was drawn (a notice may beat
-        the answer to the page), the state is sent."""
+        answer). If this socket already sent that attempt's state, the answer may have drawn
+        "queued" over it (a notice can beat the answer to the page): the state is read and
+        sent again if it moved on. If it sent nothing yet, nothing is read: every change from
+        here on comes as a notice to this socket, which is in the group since the page
+        opened."""
         try:
             shown = str(json.loads(text_data or "{}").get("shown", ""))
             pk = int(shown.partition(":")[0])
@@ -215,14 +224,13 @@ class ExerciseLiveConsumer(AttemptConsumer):
             return
         async with self.render_lock:
             self._follow(pk)
+            if self.sent_pk != pk:
+                return
             state = await _own_state(
                 self.scope["user"], self._exercise_pk(), pk, shown.partition(":")[2]
             )
-            if pk != self.attempt_pk or not state.allowed:
-                return
-            self.ended = state.ended
-            if state.html is not None:
-                await self.send(text_data=state.html)
+            if pk == self.attempt_pk and state.allowed:
+                await self._deliver(pk, state)
 
     async def attempt_changed(self, event: dict[str, Any]) -> None:
         pk = int(event.get("attempt") or 0)
