@@ -1,9 +1,11 @@
 """The web's ASGI handler runs the middleware chain in one trip into a thread per request
 (webapp/core/asgi_handler.py); Django's own handler, with our middleware, crossed between the
-event loop and threads once per middleware hook."""
+event loop and threads once per middleware hook. Its threads live as long as the handler and
+keep their database connections; Django's started a thread and a connection per request."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -52,3 +54,51 @@ async def test_the_served_application_uses_it(monkeypatch: pytest.MonkeyPatch) -
     from webapp.asgi import django_asgi_app
 
     assert isinstance(django_asgi_app, SyncChainASGIHandler)
+
+
+def _signed_in_cookie() -> bytes:
+    from django.test import Client
+
+    from tests.webapp.cast import make_cast
+
+    client = Client()
+    client.force_login(make_cast().student)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def _threads_and_connections_for(
+    handler: Any, cookie: bytes, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, int]:
+    """Threads started and database connections opened by four requests after a first one
+    (her dashboard: the session and the user are read from the database)."""
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    async def get() -> int:
+        headers = [(b"host", b"localhost"), (b"cookie", cookie)]
+        response = await HttpCommunicator(handler, "GET", "/me/", headers=headers).get_response(
+            timeout=20
+        )
+        return int(response["status"])
+
+    await get()
+    started: list[object] = []
+    opened: list[object] = []
+    start, connect = threading.Thread.start, BaseDatabaseWrapper.connect
+    monkeypatch.setattr(threading.Thread, "start", lambda t: (started.append(t), start(t))[1])
+    monkeypatch.setattr(BaseDatabaseWrapper, "connect", lambda c: (opened.append(c), connect(c))[1])
+    statuses = [await get() for _ in range(4)]
+    monkeypatch.undo()
+    assert statuses == [200] * 4, statuses
+    return len(started), len(opened)
+
+
+async def test_requests_reuse_threads_and_their_database_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from asgiref.sync import sync_to_async
+
+    cookie = await sync_to_async(_signed_in_cookie)()
+    ours = await _threads_and_connections_for(SyncChainASGIHandler(), cookie, monkeypatch)
+    assert ours == (0, 0), ours
+    djangos = await _threads_and_connections_for(ASGIHandler(), cookie, monkeypatch)
+    assert djangos[0] >= 4 and djangos[1] >= 4, djangos  # what it replaces: one per request
