@@ -24,7 +24,7 @@ async def _trips_into_threads(
     trips: list[object] = []
     original = SyncToAsync.__call__
 
-    def counting(self: SyncToAsync, *args: Any, **kwargs: Any) -> Any:  # type: ignore[type-arg]
+    def counting(self: SyncToAsync, *args: Any, **kwargs: Any) -> Any:  # type: ignore[type-arg,unused-ignore]
         trips.append(self.func)
         return original(self, *args, **kwargs)
 
@@ -84,8 +84,17 @@ async def _threads_and_connections_for(
     started: list[object] = []
     opened: list[object] = []
     start, connect = threading.Thread.start, BaseDatabaseWrapper.connect
-    monkeypatch.setattr(threading.Thread, "start", lambda t: (started.append(t), start(t))[1])
-    monkeypatch.setattr(BaseDatabaseWrapper, "connect", lambda c: (opened.append(c), connect(c))[1])
+
+    def counted_start(thread: threading.Thread) -> None:
+        started.append(thread)
+        start(thread)
+
+    def counted_connect(wrapper: BaseDatabaseWrapper) -> None:
+        opened.append(wrapper)
+        connect(wrapper)
+
+    monkeypatch.setattr(threading.Thread, "start", counted_start)
+    monkeypatch.setattr(BaseDatabaseWrapper, "connect", counted_connect)
     statuses = [await get() for _ in range(4)]
     monkeypatch.undo()
     assert statuses == [200] * 4, statuses
