@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 from kombu import Exchange, Queue
 
 # Whether the process was given its settings: any `python -m webapp.<module>` imports this
@@ -48,4 +49,20 @@ class QueueTimeLimits:
 
 
 app.conf.task_annotations = [QueueTimeLimits()]
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _check_database_connections(task: Any = None, **_: Any) -> None:
+    """Before and after each task, what Django does at each request's edges: close a
+    connection that is too old, broken or in an error state; keep the rest (settings
+    CELERY_DB_REUSE_MAX says why the fixup's closing is off). Not for eager tasks: they run
+    inside the caller's request or test, whose connection is not theirs to close."""
+    if task is not None and getattr(task.request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
 app.autodiscover_tasks()

@@ -207,6 +207,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 3600
+# Celery's Django fixup closes every database connection before and after each task (and,
+# with PostgreSQL's pool, closes the pool): a new connection per check, whatever
+# CONN_MAX_AGE says (profiled: a twentieth of the worker's CPU per check on SQLite; a TCP
+# connect and login on PostgreSQL). Its closing is pushed out of reach here, and
+# webapp/celery.py checks the connections at each task's edges instead, as a web request
+# does (age, errors, health check; with the pool, handing the connection back).
+CELERY_DB_REUSE_MAX = 10**9
 from webapp.settings.resilience import *  # noqa: E402, F403  (time limits, deadlines, rate limits)
 
 # Step-level search of "Ask the prover": workers per search (each leases its own REPL; with
