@@ -1,7 +1,8 @@
 """At most LEANCOACH_WEB_THREADS requests run Django code at once in one web process.
 
-Django's ASGI handler gives every request a thread of its own, so at 50 users a process runs
-a dozen CPU-bound threads that take turns on the GIL every few milliseconds. A thread that
+Requests run in threads (REQUEST_THREADS per process, webapp/core/asgi_handler.py; Django's own
+handler gave each request a thread of its own), so at 50 users a process would run that many
+CPU-bound threads, taking turns on the GIL every few milliseconds. A thread that
 holds SQLite's write lock then waits for the GIL after each query, the lock stays taken for
 tens of milliseconds, and every other writer polls behind it. Requests beyond the limit wait
 here, at the door, before any of their work starts, and go in first come, first served: a

@@ -58,14 +58,14 @@ def _redis() -> redis.Redis:
 # --- events, counted in Redis ---------------------------------------------------------------
 
 
-def _observe(key: str, labels: str, seconds: float, buckets: tuple[float, ...]) -> None:
-    pipe = _redis().pipeline(transaction=False)
+def _observe(pipe: Any, key: str, labels: str, seconds: float, buckets: tuple[float, ...]) -> None:
+    """Queue a histogram observation on `pipe` (the caller sends its pipeline once: one trip
+    to Redis per event)."""
     for bound in buckets:
         if seconds <= bound:
             pipe.hincrby(f"{PREFIX}{key}:buckets", f"{labels}|{bound}", 1)
     pipe.hincrby(f"{PREFIX}{key}:count", labels, 1)
     pipe.hincrbyfloat(f"{PREFIX}{key}:sum", labels, seconds)
-    pipe.execute()
 
 
 def _quietly(record: Any) -> Any:
@@ -92,10 +92,12 @@ def record_check(attempt: Any) -> None:
     which coach source answered (a non-empty coach_detail is a fallback's reason)."""
     outcome = check_outcome(attempt.status, attempt.valid)
     seconds = (attempt.finished_at - attempt.created_at).total_seconds()
-    _observe("check_latency", outcome, seconds, CHECK_BUCKETS)
+    pipe = _redis().pipeline(transaction=False)
+    _observe(pipe, "check_latency", outcome, seconds, CHECK_BUCKETS)
     if attempt.coach_source:
         fallback = "true" if attempt.coach_detail else "false"
-        _redis().hincrby(f"{PREFIX}coach", f"{attempt.coach_source}|{fallback}", 1)
+        pipe.hincrby(f"{PREFIX}coach", f"{attempt.coach_source}|{fallback}", 1)
+    pipe.execute()
 
 
 _task_started: dict[str, float] = {}
@@ -110,9 +112,11 @@ def _task_prerun(task_id: str | None = None, **_: Any) -> None:
 def _task_postrun(task_id: str | None = None, task: Any = None, state: str = "", **_: Any) -> None:
     started = _task_started.pop(task_id or "", None)
     name = getattr(task, "name", "unknown")
-    _redis().hincrby(f"{PREFIX}tasks", f"{name}|{state or 'UNKNOWN'}", 1)
+    pipe = _redis().pipeline(transaction=False)
+    pipe.hincrby(f"{PREFIX}tasks", f"{name}|{state or 'UNKNOWN'}", 1)
     if started is not None:
-        _observe("task_runtime", name, time.monotonic() - started, TASK_BUCKETS)
+        _observe(pipe, "task_runtime", name, time.monotonic() - started, TASK_BUCKETS)
+    pipe.execute()
 
 
 def connect_celery_signals() -> None:
