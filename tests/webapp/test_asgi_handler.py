@@ -13,7 +13,9 @@ from asgiref.sync import SyncToAsync
 from channels.testing import HttpCommunicator
 from django.core.handlers.asgi import ASGIHandler
 
-from webapp.core.asgi_handler import SyncChainASGIHandler
+from webapp.core.asgi_handler import REQUEST_THREADS, SyncChainASGIHandler
+
+REQUESTS = 3 * REQUEST_THREADS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,8 +71,8 @@ def _signed_in_cookie() -> bytes:
 async def _threads_and_connections_for(
     handler: Any, cookie: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[int, int]:
-    """Threads started and database connections opened by four requests after a first one
-    (her dashboard: the session and the user are read from the database)."""
+    """Threads started and database connections opened by REQUESTS requests after a first
+    one (her dashboard: the session and the user are read from the database)."""
     from django.db.backends.base.base import BaseDatabaseWrapper
 
     async def get() -> int:
@@ -95,9 +97,9 @@ async def _threads_and_connections_for(
 
     monkeypatch.setattr(threading.Thread, "start", counted_start)
     monkeypatch.setattr(BaseDatabaseWrapper, "connect", counted_connect)
-    statuses = [await get() for _ in range(4)]
+    statuses = [await get() for _ in range(REQUESTS)]
     monkeypatch.undo()
-    assert statuses == [200] * 4, statuses
+    assert statuses == [200] * REQUESTS, statuses
     return len(started), len(opened)
 
 
@@ -107,7 +109,12 @@ async def test_requests_reuse_threads_and_their_database_connections(
     from asgiref.sync import sync_to_async
 
     cookie = await sync_to_async(_signed_in_cookie)()
-    ours = await _threads_and_connections_for(SyncChainASGIHandler(), cookie, monkeypatch)
-    assert ours == (0, 0), ours
+    threads, connections = await _threads_and_connections_for(
+        SyncChainASGIHandler(), cookie, monkeypatch
+    )
+    # At most one per pool thread, however many requests: a request may find every thread
+    # still busy for a moment (a finished thread signals itself idle just after the request's
+    # answer), and the pool then grows, up to its size.
+    assert threads < REQUEST_THREADS and connections < REQUEST_THREADS, (threads, connections)
     djangos = await _threads_and_connections_for(ASGIHandler(), cookie, monkeypatch)
-    assert djangos[0] >= 4 and djangos[1] >= 4, djangos  # what it replaces: one per request
+    assert min(djangos) >= REQUESTS, djangos  # what it replaces: one of each per request
