@@ -178,16 +178,19 @@ def _own_attempts(user: Any, exercise_pk: int) -> Any:
     return mine.filter(student=user, exercise_id=exercise_pk).order_by("-pk")
 
 
+def _own_attempt(user: Any, exercise_pk: int, attempt_pk: int) -> Attempt | None:
+    return _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
+
+
 @database_sync_to_async
 def _own_state(user: Any, exercise_pk: int, attempt_pk: int, shown: str = "") -> _State:
-    attempt = _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
-    return _state_of(attempt, shown, always_finished=False)
+    return _state_of(_own_attempt(user, exercise_pk, attempt_pk), shown, always_finished=False)
 
 
 @database_sync_to_async
 def _history_status(user: Any, exercise_pk: int, attempt_pk: int) -> str | None:
-    attempt = _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
-    return None if attempt is None else live.render_fragments(attempt, ("history_status",))
+    attempt = _own_attempt(user, exercise_pk, attempt_pk)
+    return None if attempt is None else live.render_history_status(attempt)
 
 
 class ExerciseLiveConsumer(AttemptConsumer):

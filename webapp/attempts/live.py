@@ -239,6 +239,13 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
     return "".join(render_to_string(f"attempts/attempt.html#{name}", context) for name in names)
 
 
+def render_history_status(attempt: Attempt) -> str:
+    """Only the attempt's line in the history (an out-of-band swap): it needs the attempt
+    alone, not the messages and suggestions render_fragments reads."""
+    context = {"attempt": attempt, "oob": True}
+    return render_to_string("attempts/attempt.html#history_status", context)
+
+
 def push(attempt: Attempt) -> None:
     """Tell everyone watching that the attempt changed (its own page, and its student's page
     of the exercise); each watcher renders it (above)."""
