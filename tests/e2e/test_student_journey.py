@@ -83,10 +83,15 @@ def test_a_student_submits_and_sees_live_per_line_feedback(
     page.wait_for_selector(EDITOR)
     assert "fake: error omega_failed" in proof_text(page)
 
+    rows_before = page.locator("#history li").count()
     set_proof(page, "  rfl")
     page.click("text=Check my proof")
     page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
     assert page.locator('.proof-line[data-marker="error"]').count() == 0
+    # The answer put the new attempt's row on top of the history; the socket updated its badge.
+    assert page.locator("#history li").count() == rows_before + 1
+    page.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
+    assert not page.locator("#history .history-none").is_visible()
     assert len(sockets) == 2, sockets  # one per page load, not one per submit
     _shot(page, "student-accepted")
 

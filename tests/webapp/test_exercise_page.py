@@ -23,6 +23,9 @@ def test_it_shows_the_statement_read_only_and_an_editor(cast: Cast, client: Clie
     assert "theorem cast_add_zero (n : Nat) : n + 0 = n := by" in body
     assert 'aria-label="Statement (read-only)"' in body
     assert "data-lean-editor" in body and "js/editor.bundle.js" in body
+    # No attempt yet: the history's list is truly empty, so CSS (ol:empty) shows the note
+    # until a submit's answer adds the first row.
+    assert '<ol></ol>\n  <p class="muted history-none">None yet.</p>' in body
 
 
 def test_it_shows_the_latest_attempt_with_markers_goals_and_suggestions(

@@ -10,7 +10,7 @@ from django.urls import reverse
 from tests.webapp.cast import Cast
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, Progress
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI keys for Client.post
 
 
 def _url(cast: Cast) -> str:
@@ -33,7 +33,9 @@ def test_it_creates_an_attempt_and_queues_the_check_on_commit(
     # No socket of its own: it tells the exercise page's socket which state it draws.
     assert "ws-connect" not in body
     assert f'ws-send hx-trigger="load" hx-vals=\'{{"shown": "{attempt.pk}:queued-0"}}\'' in body
-    assert 'id="history"' in body and 'hx-swap-oob="true"' in body
+    # Its row goes on top of the history the page shows (the rest is there already).
+    assert '<ol hx-swap-oob="afterbegin:#history ol"><li>' in body
+    assert f'href="/attempts/{attempt.pk}/"' in body and 'id="history"' not in body
     assert Progress.objects.get(student=cast.student, exercise=cast.exercise).attempts == 1
 
 

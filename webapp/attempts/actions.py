@@ -97,6 +97,8 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
                 status_detail=f"Replaced by a newer submission (attempt {attempt.pk}) before its check finished.",
                 finished_at=timezone.now(),
             )
+        # For the submit's answer: the page redraws these attempts' lines in its history.
+        attempt.superseded_pks = superseded  # type: ignore[attr-defined]
         progress.attempts += 1
         progress.last_attempt = attempt
         progress.save(update_fields=["attempts", "last_attempt"])

@@ -120,10 +120,15 @@ def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
         return redirect(
             exercise.get_absolute_url() or reverse("courses:course", args=[exercise.course.slug])
         )
-    history = visible_attempts(request.user).filter(student=request.user, exercise=exercise)
+    # The page holds her history already: the answer adds the new row and redraws the lines
+    # of the attempts this one superseded (as the action left them), without reading them.
+    superseded = [
+        Attempt(pk=pk, status=Attempt.Status.SUPERSEDED)
+        for pk in getattr(attempt, "superseded_pks", [])
+    ]
     context = {
         **live.attempt_context(attempt, just_created=True),
-        "history": history.defer("check_result")[:20],  # the list shows no check details
+        "superseded": superseded,
         "exercise": exercise,
     }
     return render(request, "attempts/submitted.html", context)
