@@ -9,6 +9,7 @@ import pytest
 from channels.layers import get_channel_layer
 
 from tests.webapp.cast import Cast
+from webapp.attempts import live
 from webapp.attempts.models import Attempt, Progress
 from webapp.attempts.tasks import check_attempt
 
@@ -71,31 +72,67 @@ def test_a_lean_timeout_is_no_verdict(cast: Cast, fake_lean: Any) -> None:
     assert attempt.status_detail == "Could not check: Lean ran out of time on this proof"
 
 
-def test_it_notifies_each_step_and_the_end_once(cast: Cast, fake_lean: Any) -> None:
-    """The worker sends notices, not pages: the watchers render (AttemptConsumer)."""
+def _notices_after_check(attempt: Attempt, wait_s: float) -> list[dict[str, Any]]:
+    """Runs the check with a channel in the attempt's group; the notices that reach it,
+    waiting up to `wait_s` for each."""
     from asgiref.sync import async_to_sync
 
     layer = get_channel_layer()
-    attempt = _attempt(cast, "  rfl")
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(attempt.group_name, channel)
     check_attempt(attempt.pk)
     received: list[dict[str, Any]] = []
     while True:
         try:
-            received.append(async_to_sync(_receive_quick)(layer, channel))
+            received.append(async_to_sync(_receive_quick)(layer, channel, wait_s))
         except TimeoutError:
-            break
-    assert {m["type"] for m in received} == {"attempt.changed"}
-    assert [m["status"] for m in received] == ["checking", "coaching", "done"]
-    assert [m["finished"] for m in received] == [False, False, True]
+            return received
+
+
+def test_a_quick_check_sends_only_its_end_notice(
+    cast: Cast, fake_lean: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker sends notices, not pages: the watchers render (AttemptConsumer). A step
+    overtaken by the next within STEP_NOTICE_DELAY_S is never sent, not even late."""
+    # Longer than this check takes with the REPL's start (a busy CI machine included).
+    monkeypatch.setattr(live, "STEP_NOTICE_DELAY_S", 1.5)
+    attempt = _attempt(cast, "  rfl")
+    received = _notices_after_check(attempt, wait_s=2.0)
+    assert [m["type"] for m in received] == ["attempt.changed"]
+    assert [(m["status"], m["finished"]) for m in received] == [("done", True)]
     assert all("html" not in m for m in received)  # nothing rendered in the worker
 
 
-async def _receive_quick(layer: Any, channel: str) -> dict[str, Any]:
+def test_a_slow_check_notifies_each_step_then_the_end(
+    cast: Cast, fake_lean: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lean and the coach each take longer than the step delay: the page hears "checking",
+    then "coaching" (Lean's messages are in), then the end."""
+    import time
+
+    from webapp.attempts import checking
+
+    slow = 3 * live.STEP_NOTICE_DELAY_S
+    real_coach = checking.ask_coach
+
+    def slow_coach(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(slow)
+        return real_coach(*args, **kwargs)
+
+    monkeypatch.setattr(checking, "ask_coach", slow_coach)
+    attempt = _attempt(cast, f"  rfl -- fake: sleep {slow}")
+    received = _notices_after_check(attempt, wait_s=0.2)
+    assert [(m["status"], m["finished"]) for m in received] == [
+        ("checking", False),
+        ("coaching", False),
+        ("done", True),
+    ]
+
+
+async def _receive_quick(layer: Any, channel: str, wait_s: float) -> dict[str, Any]:
     import asyncio
 
-    return await asyncio.wait_for(layer.receive(channel), timeout=0.2)
+    return await asyncio.wait_for(layer.receive(channel), timeout=wait_s)
 
 
 def test_a_redelivered_task_does_not_check_twice(cast: Cast, fake_lean: Any) -> None:

@@ -6,13 +6,16 @@ group `attempt.<pk>` and the student's exercise-page group (Attempt.watch_group_
 notice, {"type": "attempt.changed", "attempt": pk, "status": str, "finished": bool}, and
 each consumer watching (webapp/attempts/consumers.py) renders the state for its own user
 (with the access check) and sends the fragments. Nobody watching costs nothing but the notice; a quick
-check's steps fold into one render (the consumer lets unfinished steps settle briefly). The
+check sends only its end notice (an unfinished step's notice waits briefly, push), and steps
+that do go out fold into one render (the consumer lets unfinished steps settle briefly). The
 html is a set of elements with ids; htmx's ws extension swaps them in by id (OOB).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +24,8 @@ from django.template.loader import render_to_string
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core.layer import group_send_many
+
+log = logging.getLogger(__name__)
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
 
@@ -246,9 +251,16 @@ def render_history_status(attempt: Attempt) -> str:
     return render_to_string("attempts/attempt.html#history_status", context)
 
 
-def push(attempt: Attempt) -> None:
+def push(attempt: Attempt, *, step: bool = False) -> None:
     """Tell everyone watching that the attempt changed (its own page, and its student's page
-    of the exercise); each watcher renders it (above)."""
+    of the exercise); each watcher renders it (above).
+
+    `step`: an unfinished step of a check (claimed, coaching). Its notice waits
+    STEP_NOTICE_DELAY_S and is dropped if the attempt's next notice comes first, so a quick
+    check sends one notice, its end, instead of three (each costs a trip to Redis here and
+    a dispatch in every watching web process); a slow one shows each step as before. A
+    late step notice is harmless: watchers render what the database holds, and ignore
+    notices once they have sent the end state."""
     notice = {
         "type": "attempt.changed",
         "attempt": attempt.pk,
@@ -256,4 +268,41 @@ def push(attempt: Attempt) -> None:
         "finished": attempt.is_finished,
     }
     watchers = Attempt.watch_group_for(attempt.student_id, attempt.exercise_id)
-    group_send_many((attempt.group_name, watchers), notice)
+    groups = (attempt.group_name, watchers)
+    _drop_pending_step(attempt.pk)
+    if step and not attempt.is_finished:
+        _send_step_later(attempt.pk, groups, notice)
+    else:
+        group_send_many(groups, notice)
+
+
+# How long an unfinished step's notice waits for the next one (see push).
+STEP_NOTICE_DELAY_S = 0.1
+
+_pending_steps: dict[int, threading.Timer] = {}
+_pending_lock = threading.Lock()
+
+
+def _drop_pending_step(attempt_pk: int) -> None:
+    with _pending_lock:
+        timer = _pending_steps.pop(attempt_pk, None)
+    if timer is not None:
+        timer.cancel()
+
+
+def _send_step_later(attempt_pk: int, groups: tuple[str, ...], notice: dict[str, Any]) -> None:
+    def send() -> None:
+        with _pending_lock:
+            if _pending_steps.get(attempt_pk) is not timer:  # a newer notice replaced it
+                return
+            del _pending_steps[attempt_pk]
+        try:
+            group_send_many(groups, notice)
+        except Exception:  # noqa: BLE001 - a lost step notice: the end notice still comes
+            log.warning("could not send a step notice of attempt %s", attempt_pk, exc_info=True)
+
+    timer = threading.Timer(STEP_NOTICE_DELAY_S, send)
+    timer.daemon = True
+    with _pending_lock:
+        _pending_steps[attempt_pk] = timer
+    timer.start()

@@ -80,7 +80,7 @@ def _claim(attempt: Attempt, message: str) -> bool:
     if took:  # the row now holds exactly these values
         for name, value in claim.items():
             setattr(attempt, name, value)
-        live.push(attempt)
+        live.push(attempt, step=True)
         return True
     attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
     return not attempt.is_finished and attempt.claimed_by == message
@@ -98,7 +98,7 @@ def _check_and_coach(attempt: Attempt) -> str:
     _store_check(attempt, outcome, offset, next_status)
     if outcome.failure:
         return _finish(attempt, Attempt.Status.FAILED, outcome.failure)
-    live.push(attempt)
+    live.push(attempt, step=True)
     coach = checking.ask_coach(
         exercise.formal_statement,
         attempt.proof,
@@ -107,18 +107,11 @@ def _check_and_coach(attempt: Attempt) -> str:
         exercise.reference_proof,
         exercise_id=exercise.pk,
     )
-    _store_suggestions(attempt, coach)
-    return _finish(attempt, Attempt.Status.DONE, "")
+    return _finish(attempt, Attempt.Status.DONE, "", coach)
 
 
 def _fetch(attempt_pk: int) -> Attempt | None:
     return Attempt.objects.select_related("exercise", "student").filter(pk=attempt_pk).first()
-
-
-def _set_status(attempt: Attempt, status: str) -> None:
-    attempt.status = status
-    attempt.save(update_fields=["status"])
-    live.push(attempt)
 
 
 def _store_check(
@@ -174,23 +167,26 @@ def _diagnostic_row(attempt: Attempt, d: checking.Diagnostic) -> LineDiagnostic:
     )
 
 
-def _store_suggestions(attempt: Attempt, coach: checking.CoachOutcome) -> None:
-    with transaction.atomic():
-        attempt.coach_source = coach.source
-        attempt.coach_detail = coach.detail
-        attempt.save(update_fields=["coach_source", "coach_detail"])
-        attempt.suggestions.all().delete()
-        Suggestion.objects.bulk_create(
-            Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
-            for line, text, kind in coach.suggestions
-        )
-
-
-def _finish(attempt: Attempt, status: str, detail: str) -> str:
+def _finish(
+    attempt: Attempt, status: str, detail: str, coach: checking.CoachOutcome | None = None
+) -> str:
+    """The end state, with the coach's suggestions when it answered: one write, so the page
+    never shows the verdict without them."""
     attempt.status = status
     attempt.status_detail = detail
     attempt.finished_at = timezone.now()
-    attempt.save(update_fields=["status", "status_detail", "finished_at"])
+    fields = ["status", "status_detail", "finished_at"]
+    with transaction.atomic():
+        if coach is not None:
+            attempt.coach_source = coach.source
+            attempt.coach_detail = coach.detail
+            fields += ["coach_source", "coach_detail"]
+            attempt.suggestions.all().delete()
+            Suggestion.objects.bulk_create(
+                Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
+                for line, text, kind in coach.suggestions
+            )
+        attempt.save(update_fields=fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)
     live.push(attempt)
