@@ -158,38 +158,52 @@ class AttemptConsumer(AsyncWebsocketConsumer):
 
 
 @database_sync_to_async
-def _latest_state(user: Any, exercise_pk: int, shown: str) -> _State:
-    """Her latest attempt at the exercise, if the exercise is hers to see (allowed, with no
+def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | None, _State]:
+    """The exercise, if it is hers to see, and her latest attempt at it (allowed, with no
     attempt: nothing to send yet). `shown` is "<attempt pk>:<live_marker>" as the page drew
     it; a state the page shows is not sent again, finished or not (a reconnect after a
     submit finds a newer attempt, which differs)."""
     courses = visible_courses(user)
-    if not Exercise.objects.filter(pk=exercise_pk, world__course__in=courses).exists():
-        return _State(allowed=False)
-    attempt = _own_attempts(user, exercise_pk).first()
+    exercise = (
+        Exercise.objects.select_related("world__course")
+        .filter(pk=exercise_pk, world__course__in=courses)
+        .first()
+    )
+    if exercise is None:
+        return None, _State(allowed=False)
+    attempt = _attach(_own_attempts(user, exercise).first(), exercise)
     if attempt is None:
-        return _State(allowed=True, html=None, ended=True)
+        return exercise, _State(allowed=True, html=None, ended=True)
     shown_pk, _, marker = shown.partition(":")
-    return _state_of(attempt, marker if shown_pk == str(attempt.pk) else "", always_finished=False)
+    marker = marker if shown_pk == str(attempt.pk) else ""
+    return exercise, _state_of(attempt, marker, always_finished=False)
 
 
-def _own_attempts(user: Any, exercise_pk: int) -> Any:
-    mine = visible_attempts(user).defer("check_result")
-    return mine.filter(student=user, exercise_id=exercise_pk).order_by("-pk")
+def _own_attempts(user: Any, exercise: Exercise) -> Any:
+    """Her own attempts at the page's exercise, read alone: the exercise (checked when the
+    socket opened) is attached instead of joined in again on every render."""
+    mine = Attempt.objects.defer("check_result").filter(student_id=user.pk, exercise=exercise)
+    return mine.order_by("-pk")
 
 
-def _own_attempt(user: Any, exercise_pk: int, attempt_pk: int) -> Attempt | None:
-    return _own_attempts(user, exercise_pk).filter(pk=attempt_pk).first()
+def _attach(attempt: Attempt | None, exercise: Exercise) -> Attempt | None:
+    if attempt is not None:
+        attempt.exercise = exercise
+    return attempt
+
+
+def _own_attempt(user: Any, exercise: Exercise, attempt_pk: int) -> Attempt | None:
+    return _attach(_own_attempts(user, exercise).filter(pk=attempt_pk).first(), exercise)
 
 
 @database_sync_to_async
-def _own_state(user: Any, exercise_pk: int, attempt_pk: int, shown: str = "") -> _State:
-    return _state_of(_own_attempt(user, exercise_pk, attempt_pk), shown, always_finished=False)
+def _own_state(user: Any, exercise: Exercise, attempt_pk: int, shown: str = "") -> _State:
+    return _state_of(_own_attempt(user, exercise, attempt_pk), shown, always_finished=False)
 
 
 @database_sync_to_async
-def _history_status(user: Any, exercise_pk: int, attempt_pk: int) -> str | None:
-    attempt = _own_attempt(user, exercise_pk, attempt_pk)
+def _history_status(user: Any, exercise: Exercise, attempt_pk: int) -> str | None:
+    attempt = _own_attempt(user, exercise, attempt_pk)
     return None if attempt is None else live.render_history_status(attempt)
 
 
@@ -197,6 +211,8 @@ class ExerciseLiveConsumer(AttemptConsumer):
     """The student's own exercise page: the panel of her latest attempt there. Notices name
     their attempt; one newer than the panel's is followed (she submitted, here or in another
     tab), and an older one that ends only updates its line in the history."""
+
+    exercise: Exercise | None = None  # read with the access check when the socket opened
 
     def group_name(self) -> str:
         user_pk = self.scope["user"].pk
@@ -206,10 +222,13 @@ class ExerciseLiveConsumer(AttemptConsumer):
         return int(self.scope["url_route"]["kwargs"]["pk"])
 
     async def first_state(self, user: Any) -> _State:
-        return await _latest_state(user, self._exercise_pk(), _shown(self.scope))
+        self.exercise, state = await _open_exercise(user, self._exercise_pk(), _shown(self.scope))
+        return state
 
     async def read_state(self, attempt_pk: int) -> _State:
-        return await _own_state(self.scope["user"], self._exercise_pk(), attempt_pk)
+        if self.exercise is None:  # refused at connect: a notice queued meanwhile finds nothing
+            return _State(allowed=False)
+        return await _own_state(self.scope["user"], self.exercise, attempt_pk)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """{"shown": "<attempt pk>:<live_marker>"}: the panel the page now shows (a submit's
@@ -227,19 +246,18 @@ class ExerciseLiveConsumer(AttemptConsumer):
             return
         async with self.render_lock:
             self._follow(pk)
-            if self.sent_pk != pk:
+            if self.sent_pk != pk or self.exercise is None:
                 return
-            state = await _own_state(
-                self.scope["user"], self._exercise_pk(), pk, shown.partition(":")[2]
-            )
+            state = await _own_state(self.scope["user"], self.exercise, pk, shown.partition(":")[2])
             if pk == self.attempt_pk and state.allowed:
                 await self._deliver(pk, state)
 
     async def attempt_changed(self, event: dict[str, Any]) -> None:
         pk = int(event.get("attempt") or 0)
         if pk < self.attempt_pk:
-            if event.get("finished"):  # e.g. superseded by her next submit: its history line
-                html = await _history_status(self.scope["user"], self._exercise_pk(), pk)
+            if event.get("finished") and self.exercise is not None:
+                # e.g. superseded by her next submit: its history line
+                html = await _history_status(self.scope["user"], self.exercise, pk)
                 if html is not None:
                     await self.send(text_data=html)
             return
