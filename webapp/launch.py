@@ -64,10 +64,11 @@ def _serving_settings(env: dict[str, str]) -> None:
     env.setdefault(
         "DJANGO_SETTINGS_MODULE", "webapp.settings.dev" if dev else "webapp.settings.embedded"
     )
-    # Sync views run one at a time per process (Channels' thread-sensitive executor): serve
-    # with a few processes per core. A dev run keeps one, so that --reload works.
+    # One process per core (each runs a few requests at once in its threads,
+    # core/asgi_handler.py): measured on 2 cores, two processes served pages, submits and
+    # sockets faster than four (docs/OPERATIONS.md). A dev run keeps one, so --reload works.
     cores = os.cpu_count() or 1
-    env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(2 * cores, 8)))
+    env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(cores, 8)))
     env.setdefault("LEANCOACH_WEB_ARGS", "--reload" if dev else "--no-access-log")
 
 
