@@ -17,7 +17,10 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from webapp.core.warmup import compile_templates  # noqa: E402
 from webapp.routing import websocket_urlpatterns  # noqa: E402
+
+compile_templates()  # before the first request, not during it
 
 application = ProtocolTypeRouter(
     {
