@@ -205,7 +205,8 @@ def start_stack(
     stack.manage("collectstatic", "--noinput", "-v", "0")
     stack.spawn("web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
                         "--host", "127.0.0.1", "--port", str(stack.port), "--ws", "websockets",
-                        "--workers", env["LEANCOACH_WEB_WORKERS"], "--no-access-log"])  # fmt: skip
+                        "--workers", env["LEANCOACH_WEB_WORKERS"],
+                        *shlex.split(env["LEANCOACH_WEB_ARGS"])])  # fmt: skip
     stack.spawn("worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
                            "-Q", "lean,prover,train", "--concurrency", "3", "-O", "fair",
                            "--loglevel", "WARNING", *shlex.split(worker_args)])  # fmt: skip

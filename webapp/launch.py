@@ -69,7 +69,10 @@ def _serving_settings(env: dict[str, str]) -> None:
     # sockets faster than four (docs/OPERATIONS.md). A dev run keeps one, so --reload works.
     cores = os.cpu_count() or 1
     env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(cores, 8)))
-    env.setdefault("LEANCOACH_WEB_ARGS", "--reload" if dev else "--no-access-log")
+    # No per-message compression on websockets: a page's updates are a few KB on a school's
+    # network, and compressing cost CPU on every push and a zlib state per open page.
+    serving = "--no-access-log --ws-per-message-deflate false"
+    env.setdefault("LEANCOACH_WEB_ARGS", "--reload" if dev else serving)
 
 
 def _collectstatic() -> None:

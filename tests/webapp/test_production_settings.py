@@ -167,3 +167,26 @@ def test_only_lean_workers_leave_the_seccomp_profile() -> None:
         assert "no-new-privileges:true" in service.get("security_opt", []), name
     for name in ("web", "migrate", "worker-lean", "worker-prover", "worker-train", "proxy"):
         assert services[name]["cap_drop"] == ["ALL"], name
+
+
+def _web_argv(environment: dict[str, str]) -> list[str]:
+    """uvicorn's arguments as the web service's shell line expands them (compose turns `$$`
+    into `$` first)."""
+    line = _compose()["services"]["web"]["command"][2].replace("$$", "$")
+    assert line.startswith("exec python -m uvicorn ")
+    show = f"exec {sys.executable} -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "
+    line = show + line.removeprefix("exec python -m uvicorn ")
+    env = {"PATH": os.environ["PATH"], **environment}
+    shown = subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, check=True)
+    return list(json.loads(shown.stdout))
+
+
+def test_the_web_service_runs_one_process_per_core_unless_told() -> None:
+    from uvicorn.main import main as uvicorn_command
+
+    cores = len(os.sched_getaffinity(0))  # what nproc counts
+    for environment, workers in (({}, cores), ({"WEB_CONCURRENCY": "3"}, 3)):
+        options = uvicorn_command.make_context("uvicorn", _web_argv(environment)).params
+        assert options["workers"] == workers
+        assert options["ws_per_message_deflate"] is False
+        assert options["proxy_headers"] is True and options["forwarded_allow_ips"] == "*"
