@@ -204,7 +204,7 @@ def start_stack(
     stack.manage("seed_demo")
     stack.manage("collectstatic", "--noinput", "-v", "0")
     stack.spawn("web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
-                        "--host", "127.0.0.1", "--port", str(stack.port), "--ws", "websockets",
+                        "--host", "127.0.0.1", "--port", str(stack.port), "--ws", "websockets-sansio",
                         "--workers", env["LEANCOACH_WEB_WORKERS"],
                         *shlex.split(env["LEANCOACH_WEB_ARGS"])])  # fmt: skip
     stack.spawn("worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",

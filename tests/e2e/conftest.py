@@ -122,7 +122,7 @@ def live_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
         )
         stack.users = {role: (role, PASSWORD) for role in ("student", "teacher", "admin")}
         _spawn(stack, "web", [sys.executable, "-m", "uvicorn", "webapp.asgi:application",
-                              "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets"])  # fmt: skip
+                              "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets-sansio"])  # fmt: skip
         _spawn(stack, "worker", [sys.executable, "-m", "celery", "-A", "webapp", "worker",
                                  "-Q", "lean,prover,train", "--concurrency", "2", "-O", "fair",
                                  "--loglevel", "INFO"])  # fmt: skip

@@ -189,4 +189,5 @@ def test_the_web_service_runs_one_process_per_core_unless_told() -> None:
         options = uvicorn_command.make_context("uvicorn", _web_argv(environment)).params
         assert options["workers"] == workers
         assert options["ws_per_message_deflate"] is False
+        assert options["ws"] == "websockets-sansio"  # the old `websockets` one is deprecated
         assert options["proxy_headers"] is True and options["forwarded_allow_ips"] == "*"
