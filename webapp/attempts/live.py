@@ -14,8 +14,6 @@ html is a set of elements with ids; htmx's ws extension swaps them in by id (OOB
 from __future__ import annotations
 
 import json
-import logging
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +21,7 @@ from django.template.loader import render_to_string
 
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
-from webapp.core.layer import group_send_many
-
-log = logging.getLogger(__name__)
+from webapp.core.layer import cancel_later, group_send_later, group_send_many
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
 
@@ -269,40 +265,13 @@ def push(attempt: Attempt, *, step: bool = False) -> None:
     }
     watchers = Attempt.watch_group_for(attempt.student_id, attempt.exercise_id)
     groups = (attempt.group_name, watchers)
-    _drop_pending_step(attempt.pk)
+    key = ("attempt-step", attempt.pk)
     if step and not attempt.is_finished:
-        _send_step_later(attempt.pk, groups, notice)
+        group_send_later(key, groups, notice, STEP_NOTICE_DELAY_S)
     else:
+        cancel_later(key)
         group_send_many(groups, notice)
 
 
 # How long an unfinished step's notice waits for the next one (see push).
 STEP_NOTICE_DELAY_S = 0.1
-
-_pending_steps: dict[int, threading.Timer] = {}
-_pending_lock = threading.Lock()
-
-
-def _drop_pending_step(attempt_pk: int) -> None:
-    with _pending_lock:
-        timer = _pending_steps.pop(attempt_pk, None)
-    if timer is not None:
-        timer.cancel()
-
-
-def _send_step_later(attempt_pk: int, groups: tuple[str, ...], notice: dict[str, Any]) -> None:
-    def send() -> None:
-        with _pending_lock:
-            if _pending_steps.get(attempt_pk) is not timer:  # a newer notice replaced it
-                return
-            del _pending_steps[attempt_pk]
-        try:
-            group_send_many(groups, notice)
-        except Exception:  # noqa: BLE001 - a lost step notice: the end notice still comes
-            log.warning("could not send a step notice of attempt %s", attempt_pk, exc_info=True)
-
-    timer = threading.Timer(STEP_NOTICE_DELAY_S, send)
-    timer.daemon = True
-    with _pending_lock:
-        _pending_steps[attempt_pk] = timer
-    timer.start()
