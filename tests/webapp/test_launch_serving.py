@@ -3,26 +3,19 @@ as uvicorn itself reads them."""
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from uvicorn.main import main as uvicorn_command
 
+from tests.webapp.uvicorn_lines import uvicorn_options
 from webapp.launch import _serving_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _uvicorn_options(args: str) -> dict[str, object]:
-    context = uvicorn_command.make_context(
-        "uvicorn", ["webapp.asgi:application", *shlex.split(args)]
-    )
-    return dict(context.params)
+    return uvicorn_options(f"python -m uvicorn webapp.asgi:application {args}")
 
 
 def test_make_run_serves_one_process_per_core_without_websocket_compression() -> None:
@@ -56,14 +49,7 @@ def test_the_procfile_web_line_serves_with_those_settings() -> None:
     _serving_settings(env)
     procfile = (ROOT / "Procfile").read_text(encoding="utf-8").splitlines()
     line = next(row for row in procfile if row.startswith("web:")).removeprefix("web:").strip()
-    assert line.startswith("python -m uvicorn ")
-    show = f"{sys.executable} -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "
-    line = show + line.removeprefix("python -m uvicorn ")
-    run_env = {"PATH": os.environ["PATH"], **env}
-    shown = subprocess.run(
-        ["sh", "-c", line], env=run_env, capture_output=True, text=True, check=True
-    )
-    options = uvicorn_command.make_context("uvicorn", json.loads(shown.stdout)).params
+    options = uvicorn_options(line, env)
     assert options["workers"] == int(env["LEANCOACH_WEB_WORKERS"])
     assert options["ws"] == "websockets-sansio"  # the old `websockets` one is deprecated
     assert options["ws_per_message_deflate"] is False

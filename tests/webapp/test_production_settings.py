@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.webapp.cast import Cast
+from tests.webapp.uvicorn_lines import uvicorn_options
 
 ROOT = Path(__file__).resolve().parents[2]
 STRONG_KEY = "k3y-" + "Zq8vR2mX7pL4wN9sT1yB6cF0hJ5dG3aE8uK2oI7rV4nM1qW6"
@@ -169,24 +170,18 @@ def test_only_lean_workers_leave_the_seccomp_profile() -> None:
         assert services[name]["cap_drop"] == ["ALL"], name
 
 
-def _web_argv(environment: dict[str, str]) -> list[str]:
-    """uvicorn's arguments as the web service's shell line expands them (compose turns `$$`
-    into `$` first)."""
+def _web_options(environment: dict[str, str]) -> dict[str, object]:
+    """uvicorn's options as the web service's shell line gives them (compose turns `$$` into
+    `$` first)."""
     line = _compose()["services"]["web"]["command"][2].replace("$$", "$")
     assert line.startswith("exec python -m uvicorn ")
-    show = f"exec {sys.executable} -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "
-    line = show + line.removeprefix("exec python -m uvicorn ")
-    env = {"PATH": os.environ["PATH"], **environment}
-    shown = subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, check=True)
-    return list(json.loads(shown.stdout))
+    return uvicorn_options(line, environment)
 
 
 def test_the_web_service_runs_one_process_per_core_unless_told() -> None:
-    from uvicorn.main import main as uvicorn_command
-
     cores = len(os.sched_getaffinity(0))  # what nproc counts
     for environment, workers in (({}, cores), ({"WEB_CONCURRENCY": "3"}, 3)):
-        options = uvicorn_command.make_context("uvicorn", _web_argv(environment)).params
+        options = _web_options(environment)
         assert options["workers"] == workers
         assert options["ws_per_message_deflate"] is False
         assert options["ws"] == "websockets-sansio"  # the old `websockets` one is deprecated
