@@ -43,3 +43,15 @@ def test_fifty_request_contexts_use_a_handful_of_redis_connections() -> None:
     asyncio.run(serve())
     # Django's own RedisCache gave 50 pools here, one per request.
     assert len(pools) == 1
+
+
+def test_cache_calls_reuse_one_redis_client() -> None:
+    """Django built a redis-py client object per call (and its callback table each time)."""
+    cache = _cache(caches["default"])
+    cache.set("one-client-probe", 1)
+    first = cache._cache.get_client(write=True)
+    assert cache.get("one-client-probe") == 1
+    assert cache._cache.get_client(write=True) is first
+    assert cache._cache.get_client() is first  # one server: reads use the same pool
+    other = _cache(caches.create_connection("default"))
+    assert other._cache.get_client(write=True) is first  # shared across request contexts

@@ -111,7 +111,7 @@ def _check_and_coach(attempt: Attempt) -> str:
 
 
 def _fetch(attempt_pk: int) -> Attempt | None:
-    return Attempt.objects.select_related("exercise", "student").filter(pk=attempt_pk).first()
+    return Attempt.objects.select_related("exercise").filter(pk=attempt_pk).first()
 
 
 def _store_check(

@@ -28,7 +28,7 @@ from webapp.attempts.actions import (
 )
 from webapp.attempts.models import Attempt, Suggestion
 from webapp.core.limits import limit_message, over_limit
-from webapp.courses.access import visible_courses
+from webapp.courses.access import visible_exercise
 from webapp.courses.forms import ProofForm
 from webapp.courses.models import Exercise, HintOpening
 from webapp.provers.access import visible_runs
@@ -44,12 +44,7 @@ def _get_attempt_for_user(request: AuthedRequest, pk: int) -> Attempt | None:
 
 
 def _get_exercise_for_user(request: HttpRequest, pk: int) -> Exercise | None:
-    courses = visible_courses(request.user)
-    return (
-        Exercise.objects.select_related("world__course")
-        .filter(pk=pk, world__course__in=courses)
-        .first()
-    )
+    return visible_exercise(request.user, pk=pk)
 
 
 def _get_suggestion_for_reviewer(request: AuthedRequest, pk: int) -> Suggestion | None:

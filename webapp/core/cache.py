@@ -6,6 +6,12 @@ and a new TCP connection to Redis for its first cache call (the rate limiter's, 
 submit): a connect, a health check and a teardown per request. Here every RedisCache of the
 process shares one client per (servers, options), and with it redis-py's thread-safe pool
 (which also starts afresh in a forked Celery child: redis-py checks the pid).
+
+Django also made a new redis-py client object for every cache call. redis-py builds its
+response-callback table in each one (about 160 entries): the rate limiter's two calls per
+submit and the coach's stamp read per check paid for it every time. One client per pool is
+kept instead: a client holds no connection of its own (the pool lends one per command), so
+threads share it as they share the pool.
 """
 
 from __future__ import annotations
@@ -20,10 +26,32 @@ _clients: dict[tuple[tuple[str, ...], str], RedisCacheClient] = {}
 _lock = threading.Lock()
 
 
+class OneClientPerPool(RedisCacheClient):
+    _pool_class: Any  # set by RedisCacheClient.__init__ (absent from django-stubs)
+    _pools: dict[int, Any]
+    _client: Any
+    _get_connection_pool: Any
+
+    def __init__(self, servers: list[str], **options: Any) -> None:
+        super().__init__(servers, **options)
+        self._redis_by_pool: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)
+        client = self._redis_by_pool.get(id(pool))  # pools live as long as this object
+        if client is None:
+            client = self._redis_by_pool.setdefault(id(pool), self._client(connection_pool=pool))
+        return client
+
+
 class SharedPoolRedisCache(RedisCache):
     _servers: list[str]  # set by RedisCache.__init__ (absent from django-stubs)
     _options: dict[str, Any]
     _class: type[RedisCacheClient]
+
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = OneClientPerPool
 
     @cached_property
     def _cache(self) -> Any:

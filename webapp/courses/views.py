@@ -13,7 +13,7 @@ from webapp.accounts.roles import is_admin
 from webapp.attempts import live
 from webapp.attempts.access import visible_attempts
 from webapp.attempts.models import Attempt
-from webapp.courses.access import visible_courses
+from webapp.courses.access import visible_courses, visible_exercise
 from webapp.courses.forms import ImportForm, ProofForm
 from webapp.courses.importing import import_records, parse_jsonl
 from webapp.courses.lessons import (
@@ -40,16 +40,7 @@ def _get_course_for_user(request: AuthedRequest, slug: str) -> Course | None:
 
 
 def _get_exercise_for_user(request: AuthedRequest, slug: str, name: str) -> Exercise | None:
-    # One query: the access rule (visible_courses) as a subquery of the exercise's lookup.
-    return (
-        Exercise.objects.select_related("world__course")
-        .filter(
-            world__course__in=visible_courses(request.user).values("pk"),
-            world__course__slug=slug,
-            name=name,
-        )
-        .first()
-    )
+    return visible_exercise(request.user, world__course__slug=slug, name=name)
 
 
 @login_required
