@@ -26,12 +26,12 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 
 from webapp.attempts import live
 from webapp.attempts.access import visible_attempts
 from webapp.attempts.models import Attempt
-from webapp.courses.access import visible_courses
+from webapp.core.consumers import LiveSocketConsumer
+from webapp.courses.access import visible_exercise
 from webapp.courses.models import Exercise
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -75,7 +75,7 @@ def _shown(scope: dict[str, Any]) -> str:
     return (query.get("shown") or [""])[0]
 
 
-class AttemptConsumer(AsyncWebsocketConsumer):
+class AttemptConsumer(LiveSocketConsumer):
     group: str | None = None
     render_lock: asyncio.Lock
     attempt_pk = 0
@@ -163,12 +163,7 @@ def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | 
     attempt: nothing to send yet). `shown` is "<attempt pk>:<live_marker>" as the page drew
     it; a state the page shows is not sent again, finished or not (a reconnect after a
     submit finds a newer attempt, which differs)."""
-    courses = visible_courses(user)
-    exercise = (
-        Exercise.objects.select_related("world__course")
-        .filter(pk=exercise_pk, world__course__in=courses)
-        .first()
-    )
+    exercise = visible_exercise(user, pk=exercise_pk)
     if exercise is None:
         return None, _State(allowed=False)
     attempt = _attach(_own_attempts(user, exercise).first(), exercise)

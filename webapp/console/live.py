@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
+from webapp.core.consumers import LiveSocketConsumer
 from webapp.core.layer import group_send
 
 MESSAGE_TYPE = "live.html"
@@ -30,7 +30,7 @@ def push(group: str, html: str, *, final: bool = False) -> None:
     group_send(group, {"type": MESSAGE_TYPE, "html": html, "final": final})
 
 
-class LiveFragmentConsumer(AsyncWebsocketConsumer):
+class LiveFragmentConsumer(LiveSocketConsumer):
     """Subclasses say who may watch (load_for_user) and what the current state looks like
     (render_state); both run in a thread because they touch the database."""
 
