@@ -9,11 +9,13 @@ Tasks are named "<queue>.<what>" and routed by that prefix; anything else goes t
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import celeryd_after_setup, task_postrun, task_prerun, worker_process_init
 from kombu import Exchange, Queue
 
 # Whether the process was given its settings: any `python -m webapp.<module>` imports this
@@ -63,6 +65,37 @@ def _check_database_connections(task: Any = None, **_: Any) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+# What this worker consumes, read in the main process after `-Q` applied; its pool
+# processes, forked after, inherit it.
+_consumed_queues: frozenset[str] = frozenset()
+
+
+@celeryd_after_setup.connect
+def _remember_queues(sender: Any = None, instance: Any = None, **_: Any) -> None:
+    global _consumed_queues
+    _consumed_queues = frozenset(instance.app.amqp.queues.consume_from)
+
+
+@worker_process_init.connect
+def _prestart_lean(**_: Any) -> threading.Thread | None:
+    """A pool process of a `lean` worker starts its Lean REPL while it waits for its first
+    check (webapp.attempts.tasks.prestart_lean). In a thread: Celery gives a starting pool
+    process a few seconds, and a real REPL's imports take longer."""
+    if "lean" not in _consumed_queues:
+        return None
+    from webapp.attempts.tasks import prestart_lean
+
+    def run() -> None:
+        try:
+            prestart_lean()
+        except Exception:  # noqa: BLE001 - the first check starts it instead, and says why
+            logging.getLogger(__name__).exception("Lean REPL prestart failed")
+
+    thread = threading.Thread(target=run, name="lean-prestart", daemon=True)
+    thread.start()
+    return thread
 
 
 app.autodiscover_tasks()

@@ -542,6 +542,22 @@ class LeanChecker:
         text = "\n".join([split.header, body]) if split.header else body
         return self._confirm(result, text, split.header, theorem=None, reference=None)
 
+    def prestart(self, header: str = "") -> bool:
+        """Start a verdict REPL with `header`'s imports before any check asks for one (a
+        Celery worker does this as it starts). False when Lean is unavailable (nothing is
+        started, nothing is claimed), the header cannot be imported (the first check then
+        reports why), or a process with it is ready already."""
+        if not self.available:
+            return False
+        key = split_header(header).header  # the pool's key, as a check computes it
+        if key in self._failed_headers:
+            return False
+        try:
+            return self._pool.prestart(key)
+        except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
+            log.warning("Lean REPL not started ahead of the first check: %s", exc)
+            return False
+
     def check_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         """Check a user's tactic block against a course-posed statement ending in `:= by`.
 

@@ -123,6 +123,27 @@ class ReplPool:
             victim.kill("evicted for another header")
         return self._start(header)
 
+    def prestart(self, header: str) -> bool:
+        """Start one process with `header` imported and leave it idle, so the first check
+        with that header finds it ready (a real REPL's start and `import Mathlib` take tens
+        of seconds). Nothing happens when one is idle with it already or every slot is
+        taken. Raises what starting raises (HeaderFailed, ReplError, OSError)."""
+        with self._cond:
+            if self._closed or self._live >= self.limits.max_processes:
+                return False
+            if any(process.header == header for process in self._idle):
+                return False
+            self._live += 1
+        process = self._start(header)  # on failure it frees the slot and raises
+        with self._cond:
+            if self._closed:
+                process.kill("pool closed")
+                self._live -= 1
+                return False
+            self._idle.append(process)
+            self._cond.notify()
+        return True
+
     def _take_idle(self, header: str) -> ReplProcess | None:
         for index in range(len(self._idle) - 1, -1, -1):
             candidate = self._idle[index]

@@ -88,6 +88,16 @@ def run_check(statement: str, proof: str, header: str) -> CheckOutcome:
     return CheckOutcome(result=result)
 
 
+def prestart(header: str) -> bool:
+    """Start the checker's REPL with `header`'s imports before the first check needs it;
+    False when Lean is unavailable or the imports fail (the first check then says why)."""
+    try:
+        return bool(checker_factory().prestart(header))
+    except LeanUnavailable as exc:
+        log.info("no Lean REPL started ahead of the first check: %s", exc)
+        return False
+
+
 def to_proof_lines(diagnostic: Diagnostic, offset: int) -> Diagnostic:
     line = max(diagnostic.line - offset, 0)
     end_line = diagnostic.end_line - offset if diagnostic.end_line is not None else None

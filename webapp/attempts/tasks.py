@@ -7,12 +7,14 @@ import logging
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from webapp.attempts import checking, live
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
+from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +193,26 @@ def _finish(
     do_record_solved(attempt)
     live.push(attempt)
     return status
+
+
+def prestart_lean() -> bool:
+    """Run by each pool process of a worker that takes the `lean` queue, as it starts (in a
+    thread of its own: webapp.celery). It starts the checker's REPL with the header most
+    exercises use, so the first check after a worker (re)starts does not wait for Lean to
+    start and import Mathlib: the image's first check took about 34 s (docs/OPERATIONS.md)."""
+    try:
+        header = _most_used_header()
+    finally:
+        connection.close()  # this thread's own connection; the tasks' thread keeps its own
+    return checking.prestart(header)
+
+
+def _most_used_header() -> str:
+    counted = (
+        Exercise.objects.values("header").annotate(uses=Count("pk")).order_by("-uses", "header")
+    )
+    first = counted.first()
+    return str(first["header"]) if first else ""
 
 
 @shared_task(name="lean.sweep_stale")

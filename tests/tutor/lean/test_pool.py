@@ -200,3 +200,41 @@ def test_a_repl_level_refusal_is_an_error_not_a_verdict(checker: LeanChecker) ->
     assert refused.error == "the REPL refused the check: Unknown environment."
     assert checker.check(PROVED).valid  # the process stays usable
     assert checker.pool.stats.spawned == 1
+
+
+def test_a_prestarted_process_serves_the_first_check(checker: LeanChecker) -> None:
+    """A worker starts its REPL (and the exercises' imports) before any student waits."""
+    assert checker.prestart(HEADER + "set_option maxHeartbeats 400000\nopen Nat\n")
+    assert checker.pool.stats.spawned == 1 and checker.pool.live_processes == 1
+    assert not checker.prestart(HEADER)  # one is ready with these imports already
+    first = checker.check(HEADER + PROVED + "-- fake: stats")
+    assert first.valid
+    assert stats_of(first)["imports"] == 2  # imported once, at the prestart
+    assert checker.pool.stats.spawned == 1 and checker.pool.stats.reused == 1
+
+
+def test_prestart_never_goes_past_the_pools_size(make_checker: Callable[..., LeanChecker]) -> None:
+    checker = make_checker(max_processes=1)
+    assert checker.prestart(HEADER)
+    assert not checker.prestart("import Aesop\n")  # the only slot is taken
+    assert checker.pool.live_processes == 1
+
+
+def test_prestart_without_lean_starts_nothing_and_says_false() -> None:
+    checker = LeanChecker(["/nonexistent/repl"], sandbox=False)
+    assert not checker.prestart(HEADER)
+    assert checker.pool.live_processes == 0 and checker.pool.stats.spawned == 0
+    unavailable = LeanChecker(None, sandbox=False)
+    if not unavailable.available:  # no REPL on this machine: not even a spawn is tried
+        assert not unavailable.prestart(HEADER) and unavailable.pool.stats.spawned == 0
+
+
+def test_a_header_that_fails_to_import_is_left_to_the_first_check(
+    make_checker: Callable[..., LeanChecker], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_REPL_MISSING", "Mathlib")
+    checker = make_checker()
+    assert not checker.prestart(HEADER)
+    assert checker.pool.live_processes == 0  # the slot was freed
+    with pytest.raises(LeanUnavailable, match="Mathlib"):
+        checker.check(HEADER + PROVED)

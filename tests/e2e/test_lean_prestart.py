@@ -1,0 +1,81 @@
+"""Run, not only wired: a worker on the `lean` queue starts a REPL in each pool process as
+it starts, before any check is sent, and the first check uses it (no new REPL); a worker on
+other queues starts none."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.e2e.test_scale_out import FAKE_REPL, ROOT, _manage, _runs, _wait_for
+from webapp.embedded import start_redis
+
+pytestmark = pytest.mark.slow
+
+ONE_CHECK = """
+from django.contrib.auth.models import User
+from webapp.attempts.actions import do_submit_attempt
+from webapp.courses.models import Exercise
+student = User.objects.get(username="student")
+exercise = Exercise.objects.filter(world__course__classrooms__students=student).first()
+do_submit_attempt(student, exercise, "  simp")
+"""
+
+
+def _repls(worker: subprocess.Popen[bytes]) -> set[int]:
+    """The REPL double's processes under the worker (its pool processes' children), without
+    the bubblewrap processes around them where the sandbox is usable."""
+    try:
+        tree = psutil.Process(worker.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return set()
+    found = set()
+    for proc in tree:
+        try:
+            command = proc.cmdline()
+            if command and "bwrap" not in Path(command[0]).name and str(FAKE_REPL) in command:
+                found.add(proc.pid)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not FAKE_REPL.exists(), reason="the REPL test double is missing")
+def test_a_lean_worker_has_its_repls_before_the_first_check(tmp_path: Path) -> None:
+    redis_proc, redis_url = start_redis()
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(DJANGO_SETTINGS_MODULE="webapp.settings.dev", LEANCOACH_VAR_DIR=str(tmp_path),
+               REDIS_URL=redis_url, LEAN_REPL_CMD=shlex.join([sys.executable, str(FAKE_REPL)]))  # fmt: skip
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        _manage(env, "migrate", "--noinput", "-v", "0")
+        _manage(env, "seed_demo")
+        for name, queues in (("lean", "lean"), ("other", "prover,train")):
+            log = (tmp_path / f"{name}.log").open("wb")
+            procs[name] = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "webapp", "worker", "-Q", queues,
+                 "-n", f"{name}@%h", "--concurrency", "2", "--loglevel", "INFO"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        _wait_for(lambda: all("ready." in (tmp_path / f"{n}.log").read_text() for n in procs), 90)
+        _wait_for(lambda: len(_repls(procs["lean"])) == 2, 60)  # one per pool process
+        started = _repls(procs["lean"])
+        assert _repls(procs["other"]) == set()
+        _manage(env, "shell", "-c", ONE_CHECK)
+        _wait_for(lambda: len(_runs(tmp_path / "lean.log")) == 1, 60)
+        assert _repls(procs["lean"]) == started  # the check used a REPL that was waiting
+        assert _repls(procs["other"]) == set()
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+        redis_proc.terminate()
+        redis_proc.wait(timeout=10)

@@ -1,0 +1,78 @@
+"""A `lean` worker's pool process starts its REPL, with the header most exercises use, as
+it starts (webapp.celery, webapp.attempts.tasks.prestart_lean): the first check after a
+(re)start does not wait for Lean to start and import Mathlib. Other workers start none."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.webapp.cast import Cast
+from webapp import celery as worker_app
+from webapp.attempts import checking
+from webapp.courses.models import Exercise
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MATHLIB = "import Mathlib\nimport Aesop\nset_option maxHeartbeats 400000\n"
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.headers: list[str] = []
+
+    def prestart(self, header: str = "") -> bool:
+        self.headers.append(header)
+        return True
+
+
+def _worker_consuming(*queues: str) -> None:
+    queue_set = SimpleNamespace(consume_from={name: object() for name in queues})
+    instance = SimpleNamespace(app=SimpleNamespace(amqp=SimpleNamespace(queues=queue_set)))
+    worker_app._remember_queues(sender="w@host", instance=instance)
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    made = Recorder()
+    monkeypatch.setattr(checking, "checker_factory", lambda: made)
+    monkeypatch.setattr(worker_app, "_consumed_queues", frozenset())
+    return made
+
+
+def test_a_lean_worker_starts_the_repl_with_the_most_used_header(
+    cast: Cast, recorder: Recorder
+) -> None:
+    world = cast.exercise.world
+    for i in range(2):
+        Exercise.objects.create(world=world, order=10 + i, name=f"m{i}", header=MATHLIB,
+                                formal_statement=f"theorem m{i} : True := by")  # fmt: skip
+    _worker_consuming("lean", "prover", "train")  # make run's one worker
+    thread: Any = worker_app._prestart_lean()
+    assert thread is not None
+    thread.join(timeout=10)
+    assert recorder.headers == [MATHLIB]
+
+
+def test_no_exercise_means_the_empty_header(recorder: Recorder) -> None:
+    _worker_consuming("lean")
+    thread: Any = worker_app._prestart_lean()
+    thread.join(timeout=10)
+    assert recorder.headers == [""]
+
+
+def test_other_workers_start_no_repl(recorder: Recorder) -> None:
+    _worker_consuming("prover", "train")
+    assert worker_app._prestart_lean() is None
+    assert recorder.headers == []
+
+
+def test_without_lean_it_says_no_and_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tutor.lean import LeanChecker
+
+    missing = LeanChecker(["/nonexistent/repl"], sandbox=False)
+    monkeypatch.setattr(checking, "checker_factory", lambda: missing)
+    assert checking.prestart(MATHLIB) is False
+    assert missing.pool.stats.spawned == 0
