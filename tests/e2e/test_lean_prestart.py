@@ -4,17 +4,21 @@ other queues starts none."""
 
 from __future__ import annotations
 
-import os
-import shlex
-import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.e2e.test_scale_out import FAKE_REPL, ROOT, _manage, _runs, _wait_for
+from tests.e2e.workers import (
+    FAKE_REPL,
+    manage,
+    runs,
+    start_worker,
+    stop_all,
+    wait_for,
+    worker_env,
+)
 from webapp.embedded import start_redis
 
 pytestmark = pytest.mark.slow
@@ -50,32 +54,22 @@ def _repls(worker: subprocess.Popen[bytes]) -> set[int]:
 @pytest.mark.skipif(not FAKE_REPL.exists(), reason="the REPL test double is missing")
 def test_a_lean_worker_has_its_repls_before_the_first_check(tmp_path: Path) -> None:
     redis_proc, redis_url = start_redis()
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(DJANGO_SETTINGS_MODULE="webapp.settings.dev", LEANCOACH_VAR_DIR=str(tmp_path),
-               REDIS_URL=redis_url, LEAN_REPL_CMD=shlex.join([sys.executable, str(FAKE_REPL)]))  # fmt: skip
+    env = worker_env(tmp_path, redis_url)
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        _manage(env, "migrate", "--noinput", "-v", "0")
-        _manage(env, "seed_demo")
+        manage(env, "migrate", "--noinput", "-v", "0")
+        manage(env, "seed_demo")
         for name, queues in (("lean", "lean"), ("other", "prover,train")):
-            log = (tmp_path / f"{name}.log").open("wb")
-            procs[name] = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "webapp", "worker", "-Q", queues,
-                 "-n", f"{name}@%h", "--concurrency", "2", "--loglevel", "INFO"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-        _wait_for(lambda: all("ready." in (tmp_path / f"{n}.log").read_text() for n in procs), 90)
-        _wait_for(lambda: len(_repls(procs["lean"])) == 2, 60)  # one per pool process
+            procs[name] = start_worker(env, tmp_path, name, queues)
+        wait_for(lambda: all("ready." in (tmp_path / f"{n}.log").read_text() for n in procs), 90)
+        wait_for(lambda: len(_repls(procs["lean"])) == 2, 60)  # one per pool process
         started = _repls(procs["lean"])
         assert _repls(procs["other"]) == set()
-        _manage(env, "shell", "-c", ONE_CHECK)
-        _wait_for(lambda: len(_runs(tmp_path / "lean.log")) == 1, 60)
+        manage(env, "shell", "-c", ONE_CHECK)
+        wait_for(lambda: len(runs(tmp_path / "lean.log")) == 1, 60)
         assert _repls(procs["lean"]) == started  # the check used a REPL that was waiting
         assert _repls(procs["other"]) == set()
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
+        stop_all(procs.values())
         redis_proc.terminate()
         redis_proc.wait(timeout=10)
