@@ -76,3 +76,20 @@ def test_without_lean_it_says_no_and_starts_nothing(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(checking, "checker_factory", lambda: missing)
     assert checking.prestart(MATHLIB) is False
     assert missing.pool.stats.spawned == 0
+
+
+def test_unreadable_exercises_start_nothing_and_say_why(
+    recorder: Recorder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker that comes up before the migrations ran: a warning, no traceback, no REPL."""
+    from django.db import OperationalError
+
+    from webapp.attempts import tasks
+
+    def unreadable() -> str:
+        raise OperationalError("no such table: courses_exercise")
+
+    monkeypatch.setattr(tasks, "_most_used_header", unreadable)
+    assert tasks.prestart_lean() is False
+    assert recorder.headers == []
+    assert "exercises unreadable" in caplog.text and "no such table" in caplog.text

@@ -6,7 +6,7 @@ import logging
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -202,6 +202,9 @@ def prestart_lean() -> bool:
     start and import Mathlib: the image's first check took about 34 s (docs/OPERATIONS.md)."""
     try:
         header = _most_used_header()
+    except DatabaseError as exc:  # e.g. a worker up before the migrations ran
+        log.warning("no Lean REPL started ahead of the first check: exercises unreadable (%s)", exc)
+        return False
     finally:
         connection.close()  # this thread's own connection; the tasks' thread keeps its own
     return checking.prestart(header)
