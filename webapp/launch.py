@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webapp.embedded import free_port, redis_server_path
+from webapp.embedded import free_port, given_environment, redis_server_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,11 +110,20 @@ def _port_is_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
-def main() -> int:
-    env = dict(os.environ)
+def launch_environment() -> dict[str, str]:
+    """What every process of the stack gets: the caller's environment and the serving
+    settings. Not os.environ as it stands: importing the `webapp` package (as running this
+    module does) set DJANGO_SETTINGS_MODULE to the dev settings, so `make run` served with
+    DEBUG on and templates re-read on every request, whatever _serving_settings said."""
+    env = given_environment()
     _serving_settings(env)
     # The Procfile says `python`: make that the interpreter running this launcher.
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def main() -> int:
+    env = launch_environment()
     # beat: the sweeper that ends stale attempts and prover runs (and continual distillation).
     processes = ["web", "worker", "beat"]
     var_dir = Path(env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var")))

@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, TextIO
 
+import psutil
 import pytest
 
 from webapp.embedded import free_port
@@ -77,6 +78,24 @@ def _wait_for_workers(base: str, deadline: float, opener: Any) -> dict:
     raise AssertionError(f"no worker on every queue in time; last /healthz: {last}")
 
 
+def _stack(leader: int) -> list[psutil.Process]:
+    """Every process under the launcher: honcho starts each of its processes in a session of
+    its own, so the launcher's session alone does not hold them."""
+    return psutil.Process(leader).children(recursive=True)
+
+
+def _settings_of(processes: list[psutil.Process]) -> set[str]:
+    """DJANGO_SETTINGS_MODULE of the web and Celery processes among `processes`."""
+    found = set()
+    for proc in processes:
+        try:
+            if "uvicorn" in proc.cmdline() or "celery" in proc.cmdline():
+                found.add(proc.environ().get("DJANGO_SETTINGS_MODULE", "(none)"))
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
 def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
@@ -95,6 +114,7 @@ def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
         start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
+    stack: list[psutil.Process] = []
     try:
         deadline = time.monotonic() + 120
         opener = _admin_opener(base, log, deadline)
@@ -107,6 +127,13 @@ def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
         # Anyone else gets the overall state only.
         code, public = _get(base + "/healthz")
         assert code == 200 and set(json.loads(public)) == {"status"}
+        # Served as production is: no debug page (it ran the dev settings until the launcher
+        # stopped passing on the default that importing `webapp` sets), and every process
+        # of the stack on the embedded settings.
+        code, missing = _get(base + "/no-such-page/")
+        assert code == 404 and b"Page not found at" not in missing and b"URLconf" not in missing
+        stack = _stack(proc.pid)
+        assert _settings_of(stack) == {"webapp.settings.embedded"}
     finally:
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         try:
@@ -118,10 +145,14 @@ def test_run_command_serves_and_stops_cleanly(tmp_path: Path) -> None:
     output = log.read()
     assert "password:" in output  # demo credentials printed on first run
     assert f"http://127.0.0.1:{port}/" in output
-    # Nothing left behind: no process of that session survives the Ctrl-C (the command
-    # itself waits for honcho, which waits for every process it started).
+    # Nothing left behind: no process of that session, nor any it started (in sessions of
+    # their own: web, worker, beat, Redis), survives the Ctrl-C (the command itself waits for
+    # honcho, which waits for every process it started).
     leftovers = subprocess.run(
         ["pgrep", "-s", str(proc.pid)], capture_output=True, text=True
     ).stdout.split()
     assert leftovers == [], output[-2000:]
+    assert len(stack) >= 6  # honcho, Redis, web and its processes, worker, beat (seen above)
+    alive = [p.pid for p in stack if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], output[-2000:]
     assert proc.returncode is not None

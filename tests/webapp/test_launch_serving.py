@@ -53,3 +53,34 @@ def test_the_procfile_web_line_serves_with_those_settings() -> None:
     assert options["workers"] == int(env["LEANCOACH_WEB_WORKERS"])
     assert options["ws"] == "websockets-sansio"  # the old `websockets` one is deprecated
     assert options["ws_per_message_deflate"] is False
+
+
+LAUNCH_ENV = (
+    "from webapp.launch import launch_environment as e; print(e()['DJANGO_SETTINGS_MODULE'])"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({}, "webapp.settings.embedded"),  # `make run` on a fresh machine
+        ({"LEANCOACH_DEV": "1"}, "webapp.settings.dev"),  # `make dev`
+        ({"DJANGO_SETTINGS_MODULE": "webapp.settings.prod"}, "webapp.settings.prod"),
+    ],
+)
+def test_the_stack_gets_the_serving_settings_not_the_import_default(
+    given: dict[str, str], expected: str
+) -> None:
+    """Run as `make run` runs it: a new interpreter, whose import of the `webapp` package
+    sets the dev settings as a default. The processes must get the serving settings (it
+    gave them the dev ones: DEBUG on, the debug 404 page, templates read on every request)."""
+    import subprocess
+    import sys
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "LEANCOACH_DEV")
+    }
+    env.update(given)
+    out = subprocess.run([sys.executable, "-c", LAUNCH_ENV], cwd=ROOT, env=env, check=True,
+                         capture_output=True, text=True, timeout=60).stdout  # fmt: skip
+    assert out.strip().splitlines()[-1] == expected
