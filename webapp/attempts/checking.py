@@ -90,12 +90,9 @@ def run_check(statement: str, proof: str, header: str) -> CheckOutcome:
 
 def prestart(header: str) -> bool:
     """Start the checker's REPL with `header`'s imports before the first check needs it;
-    False when Lean is unavailable or the imports fail (the first check then says why)."""
-    try:
-        return bool(checker_factory().prestart(header))
-    except LeanUnavailable as exc:
-        log.info("no Lean REPL started ahead of the first check: %s", exc)
-        return False
+    False when Lean is unavailable or the imports fail (LeanChecker.prestart says why in
+    the log and raises nothing; the first check then reports it)."""
+    return bool(checker_factory().prestart(header))
 
 
 def to_proof_lines(diagnostic: Diagnostic, offset: int) -> Diagnostic:
