@@ -377,9 +377,12 @@ class ReplProcess:
     def _drain(self, wait_s: float) -> bool:
         """Read what stdout and stderr hold (waiting up to wait_s for the first bytes).
 
-        Returns False when stdout reached end of file."""
+        Returns False when stdout reached end of file. Every ready stream is read even
+        then: a REPL that dies writes its last words to stderr as stdout closes, and
+        select may list the two in either order."""
         assert self._proc.stdout is not None and self._proc.stderr is not None
         out_fd, err_fd = self._proc.stdout.fileno(), self._proc.stderr.fileno()
+        stdout_open = True
         with selectors.DefaultSelector() as selector:
             selector.register(out_fd, selectors.EVENT_READ)
             if self._stderr_open:  # a closed stderr would wake select forever
@@ -393,10 +396,27 @@ class ReplProcess:
                     self._stderr_open = bool(chunk)
                     self._keep_stderr(chunk)
                 elif not chunk:
-                    return False
+                    stdout_open = False
                 else:
                     self._buffer += chunk
-        return True
+        return stdout_open
+
+    def _drain_stderr(self, wait_s: float) -> None:
+        """Read stderr to its end (or for wait_s), for the message that says why it died."""
+        assert self._proc.stderr is not None
+        err_fd = self._proc.stderr.fileno()
+        deadline = time.monotonic() + wait_s
+        with selectors.DefaultSelector() as selector:
+            selector.register(err_fd, selectors.EVENT_READ)
+            while self._stderr_open and (remaining := deadline - time.monotonic()) > 0:
+                if not selector.select(remaining):
+                    return
+                try:
+                    chunk = os.read(err_fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                self._stderr_open = bool(chunk)
+                self._keep_stderr(chunk)
 
     def _keep_stderr(self, chunk: bytes) -> None:
         self._stderr_total += len(chunk)
@@ -413,7 +433,7 @@ class ReplProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=wait_s)
         with contextlib.suppress(ReplError, OSError, ValueError):
-            self._drain(0.05)
+            self._drain_stderr(0.2 if self._proc.returncode is not None else 0.05)
         code = self._proc.returncode
         if code is None:
             status = "closed its output"
