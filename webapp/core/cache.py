@@ -26,6 +26,15 @@ _clients: dict[tuple[tuple[str, ...], str], RedisCacheClient] = {}
 _lock = threading.Lock()
 
 
+# INCRBY only on a key that is there (Django's contract: incr of a missing key raises), in one
+# trip: Django's client asked EXISTS and then INCRBY, two round trips, and between them the key
+# could expire and INCRBY make it anew without a TTL.
+_INCR_IF_PRESENT = """
+if redis.call('exists', KEYS[1]) == 1 then return redis.call('incrby', KEYS[1], ARGV[1]) end
+return false
+"""
+
+
 class OneClientPerPool(RedisCacheClient):
     _pool_class: Any  # set by RedisCacheClient.__init__ (absent from django-stubs)
     _pools: dict[int, Any]
@@ -35,6 +44,7 @@ class OneClientPerPool(RedisCacheClient):
     def __init__(self, servers: list[str], **options: Any) -> None:
         super().__init__(servers, **options)
         self._redis_by_pool: dict[int, Any] = {}
+        self._scripts_by_client: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         pool = self._get_connection_pool(write)
@@ -42,6 +52,19 @@ class OneClientPerPool(RedisCacheClient):
         if client is None:
             client = self._redis_by_pool.setdefault(id(pool), self._client(connection_pool=pool))
         return client
+
+    def incr(self, key: Any, delta: int) -> int:
+        """The rate limiter's counter (every submit): one round trip, atomic."""
+        client = self.get_client(key, write=True)
+        script = self._scripts_by_client.get(id(client))
+        if script is None:  # redis-py's Script sends EVALSHA, and the source once if missing
+            script = self._scripts_by_client.setdefault(
+                id(client), client.register_script(_INCR_IF_PRESENT)
+            )
+        value = script(keys=[key], args=[delta])
+        if value is None:
+            raise ValueError(f"Key '{key}' not found.")
+        return int(value)
 
 
 class SharedPoolRedisCache(RedisCache):
