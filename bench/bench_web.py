@@ -52,7 +52,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from webapp.embedded import free_port, start_redis, wait_for_port  # noqa: E402
+from webapp.embedded import free_port, start_redis, usable_cores, wait_for_port  # noqa: E402
 
 FAKE_REPL = ROOT / "tests" / "fakes" / "fake_repl.py"
 PASSWORD = "bench-pass-12345"
@@ -507,7 +507,7 @@ def cpu_per(before: dict[str, float], after: dict[str, float], n: int) -> str:
     parts = ", ".join(f"{name} {1000 * used / n:.1f} ms" for name, used in spent.items())
     stack = sum(used for name, used in spent.items() if name != "load generator")
     return (f"{parts}; the stack {1000 * stack / n:.1f} ms, with the load generator "
-            f"{1000 * sum(spent.values()) / n:.1f} ms on {os.cpu_count()} cores")  # fmt: skip
+            f"{1000 * sum(spent.values()) / n:.1f} ms on {usable_cores()} cores")  # fmt: skip
 
 
 async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, object]) -> None:
@@ -617,7 +617,7 @@ def main() -> int:
     stack = start_stack(var, args.web_workers, args.database_url, args.worker_args)
     print(f"stack: {stack.env['LEANCOACH_WEB_WORKERS']} web processes "
           f"({stack.env['DJANGO_SETTINGS_MODULE']}), 1 Celery worker (concurrency 3, as make run), "
-          f"{os.cpu_count()} cores; temp dir {var}")  # fmt: skip
+          f"{usable_cores()} cores; temp dir {var}")  # fmt: skip
     try:
         seeded = seed_users(args.users)
         asyncio.run(measure(stack, args, seeded))

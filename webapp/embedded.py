@@ -18,6 +18,15 @@ import time
 from pathlib import Path
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (what `nproc` prints): a container or `taskset`
+    can allow fewer than the machine has, and os.cpu_count() counts the machine's."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS)
+        return os.cpu_count() or 1
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

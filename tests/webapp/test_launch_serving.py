@@ -22,10 +22,22 @@ def test_make_run_serves_one_process_per_core_without_websocket_compression() ->
     env: dict[str, str] = {}
     _serving_settings(env)
     assert env["DJANGO_SETTINGS_MODULE"] == "webapp.settings.embedded"
-    assert env["LEANCOACH_WEB_WORKERS"] == str(min(os.cpu_count() or 1, 8))
+    assert env["LEANCOACH_WEB_WORKERS"] == str(min(len(os.sched_getaffinity(0)), 8))
     options = _uvicorn_options(env["LEANCOACH_WEB_ARGS"])
     assert options["ws_per_message_deflate"] is False  # uvicorn's default is True
     assert options["access_log"] is False
+
+
+def test_web_processes_follow_the_cores_this_process_may_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A container limited to one core of a larger machine (docker --cpuset-cpus, taskset):
+    # os.cpu_count() still counts the machine's cores, as `nproc` does not.
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
+    env: dict[str, str] = {}
+    _serving_settings(env)
+    assert env["LEANCOACH_WEB_WORKERS"] == "1"
 
 
 def test_make_dev_keeps_one_reloading_process() -> None:

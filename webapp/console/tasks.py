@@ -9,7 +9,6 @@ final message, and marks the run failed with the error when anything raises.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from webapp.console import training_bridge
 from webapp.console.live import push, render_fragments
 from webapp.console.models import TrainingMetric, TrainingRun
 from webapp.console.presenters import run_context
+from webapp.embedded import usable_cores
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ def prepare_default_model(run_pk: int) -> str:
 
     try:
         # Half the cores at most: the web answers students while this trains.
-        config = DefaultModelConfig(threads=max(1, (os.cpu_count() or 2) // 2))
+        config = DefaultModelConfig(threads=max(1, usable_cores() // 2))
         path = prepare_default_prover(
             starter_problems(), run.output_dir, config=config, on_progress=on_progress
         )
