@@ -17,10 +17,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from webapp.core.warmup import compile_templates  # noqa: E402
+from webapp.core.warmup import compile_templates, prepare_sending  # noqa: E402
 from webapp.routing import websocket_urlpatterns  # noqa: E402
 
 compile_templates()  # before the first request, not during it
+prepare_sending()
 
 application = ProtocolTypeRouter(
     {

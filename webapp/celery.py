@@ -79,6 +79,18 @@ def _remember_queues(sender: Any = None, instance: Any = None, **_: Any) -> None
 
 
 @worker_process_init.connect
+def _prepare_sending(**_: Any) -> threading.Thread:
+    """A pool process sets up the channel layer, the cache client and the broker connection
+    its first task would (webapp.core.warmup); in a thread, so an unreachable Redis does not
+    hold the start that Celery times."""
+    from webapp.core.warmup import prepare_sending
+
+    thread = threading.Thread(target=prepare_sending, name="prepare-sending", daemon=True)
+    thread.start()
+    return thread
+
+
+@worker_process_init.connect
 def _prestart_lean(**_: Any) -> threading.Thread | None:
     """A pool process of a `lean` worker starts its Lean REPL while it waits for its first
     check (webapp.attempts.tasks.prestart_lean). In a thread: Celery gives a starting pool
