@@ -28,7 +28,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 
 from webapp.attempts import live
-from webapp.attempts.access import visible_attempts
+from webapp.attempts.access import visible_attempt
 from webapp.attempts.models import Attempt
 from webapp.core.consumers import LiveSocketConsumer
 from webapp.courses.access import visible_exercise
@@ -66,7 +66,7 @@ def _state_of(attempt: Attempt | None, shown: str = "", always_finished: bool = 
 def _current_state(user: Any, attempt_pk: int, shown: str = "") -> _State:
     """The attempt's fragments for this user, read with the access check. A finished attempt
     is always sent (teachers' reviews may have changed it since the page was drawn)."""
-    attempt = visible_attempts(user).defer("check_result").filter(pk=attempt_pk).first()
+    attempt = visible_attempt(user, attempt_pk, defer=("check_result",))
     return _state_of(attempt, shown)
 
 

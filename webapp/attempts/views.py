@@ -18,7 +18,7 @@ from django_htmx.http import reswap, retarget
 from webapp.accounts.http import AuthedRequest, HtmxRequest
 from webapp.accounts.roles import is_admin, is_teacher
 from webapp.attempts import live
-from webapp.attempts.access import reviewable_suggestions, visible_attempts
+from webapp.attempts.access import reviewable_suggestions, visible_attempt, visible_attempts
 from webapp.attempts.actions import (
     CheckInProgress,
     InvalidInput,
@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 
 def _get_attempt_for_user(request: AuthedRequest, pk: int) -> Attempt | None:
-    return visible_attempts(request.user).filter(pk=pk).first()
+    return visible_attempt(request.user, pk)
 
 
 def _get_exercise_for_user(request: HttpRequest, pk: int) -> Exercise | None:
