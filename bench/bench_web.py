@@ -17,7 +17,9 @@ students and the teacher over HTTP, then measures:
 - a burst of 60 submits at once, one per student, twice (cold processes, then warm): submit-to-verdict (the POST's start to the
   attempt's finished_at written by the worker), split into post to row (web), row to claimed
   (queue) and claimed to verdict (worker), and the stack's CPU per submit by process tree
-  (CPU x submits / cores is the floor under the burst's wall time); then a third time with
+  (CPU x submits / cores is the floor under the burst's wall time; the load generator's own
+  CPU is printed beside it, and the Redis connections the stack opened meanwhile, which
+  should be none once warm); then a third time with
   each student's exercise page open (its one live socket, opened with the page, before the
   burst; each submit's answer tells it what it draws, as the browser does):
   submit-to-verdict-on-the-page, the latency a student sees;
@@ -142,6 +144,18 @@ class Stack:
         self.names.append(name)
         self.procs.append(subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log,
                                            stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+
+    def redis_connections(self) -> int:
+        """Connections Redis has accepted so far (INFO stats): new ones per request are a
+        cost the CPU figures hide in three processes."""
+        import redis
+
+        client = redis.Redis.from_url(self.env["REDIS_URL"])
+        try:
+            stats: dict[str, Any] = client.info("stats")  # type: ignore[assignment]
+            return int(stats["total_connections_received"]) - 1  # not this one
+        finally:
+            client.close()
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time used so far by the web and worker process trees (and Redis): what a load
@@ -567,13 +581,15 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
         if watch:  # opened with the page, before the burst: not counted below
             open_pages = await asyncio.gather(*(
                 open_page(port, cookies[i % len(cookies)], watch) for i in range(args.submits)))  # fmt: skip
-        before = stack.cpu_seconds()
+        before, connections = stack.cpu_seconds(), stack.redis_connections()
         burst = await submit_burst(port, cookies, seeded["exercise"], args.submits, open_pages)
-        after = stack.cpu_seconds()
+        after, connections = stack.cpu_seconds(), stack.redis_connections() - connections - 1
         for page in open_pages or []:  # she leaves the page after the burst: not counted
             await page.close()
         show(burst, reference_ms=reference_ms)
         print(f"    CPU per submit: {cpu_per(before, after, args.submits)}")
+        per = connections / args.submits
+        print(f"    new Redis connections: {connections} ({per:.2f} per submit)")
 
     from asgiref.sync import sync_to_async
 
@@ -589,10 +605,12 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     if not args.sockets:
         return
     print(f"\n{args.sockets} websockets opened at once on {len(pairs)} students' attempts")
-    before = stack.cpu_seconds()
+    before, connections = stack.cpu_seconds(), stack.redis_connections()
     sockets = await websockets_at_once(port, pairs, args.sockets)
     show(sockets, reference_ms=reference_ms)
     print(f"    CPU per websocket: {cpu_per(before, stack.cpu_seconds(), args.sockets)}")
+    connections = stack.redis_connections() - connections - 1
+    print(f"    new Redis connections: {connections} ({connections / args.sockets:.2f} per socket)")
 
 
 def main() -> int:
