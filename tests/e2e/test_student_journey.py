@@ -141,3 +141,40 @@ def test_oversized_and_broken_input_get_messages_in_the_page(
     page.click("text=Check my proof")
     page.wait_for_selector("#form-errors >> text=contains a NUL character")
     assert editor.input_value() == "  rfl\x00"
+
+
+def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
+    page: Any, live_stack: LiveStack
+) -> None:
+    """Two tabs on one exercise (same session): a submit in one brings its verdict to the
+    other's panel over the socket, and its row to the other's history, drawn once in each."""
+    login(page, live_stack, "student")
+    here = "/courses/core-lean/lc_append_nil/"
+    page.goto(here)
+    page.wait_for_selector(EDITOR)
+    other = page.context.new_page()
+    other.goto(here)
+    other.wait_for_selector(EDITOR)
+    rows_before = page.locator("#history li").count()
+    assert other.locator("#history li").count() == rows_before
+
+    set_proof(page, "  simp")
+    page.click("text=Check my proof")
+    page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
+    other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
+    other.wait_for_function(
+        "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 1
+    )
+    other.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
+    page.wait_for_timeout(3000)  # past the wait for an answer: nothing drawn twice
+    assert page.locator("#history li").count() == rows_before + 1
+    assert other.locator("#history li").count() == rows_before + 1
+    # A submit's answer adds its row only where the list lacks it (the socket may have
+    # redrawn the list first): its target selector finds no list once the row is there.
+    newest = page.locator("#history li:first-child .badge").get_attribute("id") or ""
+    pk = newest.removeprefix("history-status-")
+    assert pk.isdigit()
+    target = "#history ol:not(:has(#history-status-{}))"
+    assert page.locator(target.format(pk)).count() == 0
+    assert page.locator(target.format(int(pk) + 10**6)).count() == 1
+    other.close()

@@ -4,7 +4,9 @@ submit pays no handshake; an older attempt that ends only updates its history li
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from tests.webapp.cast import Cast, make_cast
-from webapp.attempts import live
+from webapp.attempts import consumers, live
 from webapp.attempts.consumers import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED, SETTLE_S
 from webapp.attempts.models import Attempt
 from webapp.attempts.routing import websocket_urlpatterns
@@ -146,3 +148,90 @@ async def test_only_those_who_may_open_the_exercise_connect(cast: Cast) -> None:
     assert (connected, code) == (False, CLOSE_FORBIDDEN)
     connected, code = await _page(cast, AnonymousUser()).connect()
     assert (connected, code) == (False, CLOSE_UNAUTHENTICATED)
+
+
+@pytest.fixture
+def short_history_wait(monkeypatch: pytest.MonkeyPatch) -> float:
+    monkeypatch.setattr(consumers, "HISTORY_WAIT_S", 0.3)
+    return 0.3
+
+
+def _history_rows(html: str) -> list[str]:
+    """The attempt pks in a history list, in order (each row holds its status badge)."""
+    return re.findall(r'id="history-status-(\d+)"', html)
+
+
+async def test_a_submit_in_another_tab_brings_its_row_to_this_pages_history(
+    cast: Cast, short_history_wait: float
+) -> None:
+    earlier = await _submit(cast, proof="  simp")
+    await _move(earlier, "done", valid=False)
+    page = _page(cast, cast.student, shown=f"{earlier.pk}:done-0")
+    await page.connect()
+    assert await page.receive_nothing(timeout=QUIET)
+    elsewhere = await _submit(cast, proof="  omega")  # the other tab's answer goes there
+    await _move(elsewhere, "done", valid=True)
+    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    history = await page.receive_from(timeout=short_history_wait + 2)
+    assert 'id="history"' in history and 'hx-swap-oob="true"' in history
+    assert _history_rows(history) == [str(elsewhere.pk), str(earlier.pk)]
+    assert await page.receive_nothing(timeout=short_history_wait + QUIET)  # once
+    await page.disconnect()
+
+
+async def test_her_own_submit_here_gets_no_history_redraw(
+    cast: Cast, short_history_wait: float
+) -> None:
+    page = _page(cast, cast.student)
+    await page.connect()
+    attempt = await _submit(cast)
+    await _move(attempt, "done", valid=True)  # the verdict beat the answer to the page
+    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    await _tell(page, attempt, "queued-0")  # the answer: its row added, announced in time
+    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    assert await page.receive_nothing(timeout=short_history_wait + QUIET)
+    await page.disconnect()
+
+
+async def test_a_page_drawn_before_her_last_submit_gets_its_history_on_connect(
+    cast: Cast,
+) -> None:
+    older = await _submit(cast, proof="  simp")
+    newer = await _submit(cast, proof="  omega")
+    await _move(newer, "done", valid=True)
+    page = _page(cast, cast.student, shown=f"{older.pk}:queued-0")
+    await page.connect()
+    first = await page.receive_from(timeout=2)
+    assert "Lean accepts this proof" in first  # the latest panel, and with it
+    assert _history_rows(first.split('id="history"', 1)[1]) == [str(newer.pk), str(older.pk)]
+    await page.disconnect()
+
+
+async def test_a_page_that_closes_cancels_its_pending_redraw(
+    cast: Cast, short_history_wait: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[int] = []
+    real = consumers._history
+
+    async def recording(user: Any, exercise: Any) -> str:
+        drawn.append(exercise.pk)
+        return str(await real(user, exercise))
+
+    monkeypatch.setattr(consumers, "_history", recording)
+    page = _page(cast, cast.student)
+    await page.connect()
+    attempt = await _submit(cast)
+    await _move(attempt, "done", valid=True)
+    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    await page.disconnect()  # before the wait ends
+    await asyncio.sleep(short_history_wait + 0.3)
+    assert drawn == []
+    # The control: the same page left open draws it.
+    page = _page(cast, cast.student, shown=f"{attempt.pk}:done-0")
+    await page.connect()
+    again = await _submit(cast, proof="  omega")
+    await _move(again, "done", valid=True)
+    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    assert 'id="history"' in await page.receive_from(timeout=short_history_wait + 2)
+    assert drawn == [cast.exercise.pk]
+    await page.disconnect()

@@ -40,6 +40,10 @@ CLOSE_FORBIDDEN = 4403
 # How long an unfinished step waits before it is rendered: short enough that "Lean is
 # checking" shows at once, long enough that a quick check goes straight to its verdict.
 SETTLE_S = 0.1
+# How long her exercise page waits for its own submit's answer before it redraws its history
+# for an attempt it was not told about (made in another tab): the answer adds the row itself,
+# and an answer later than this would add it a second time.
+HISTORY_WAIT_S = 2.0
 
 
 @dataclass
@@ -170,8 +174,13 @@ def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | 
     if attempt is None:
         return exercise, _State(allowed=True, html=None, ended=True)
     shown_pk, _, marker = shown.partition(":")
-    marker = marker if shown_pk == str(attempt.pk) else ""
-    return exercise, _state_of(attempt, marker, always_finished=False)
+    if shown_pk == str(attempt.pk):
+        return exercise, _state_of(attempt, marker, always_finished=False)
+    # Drawn before her latest submit (made in another tab, or while the page was away): its
+    # history lacks that row too. The whole list is replaced, so a row it has is not doubled.
+    state = _state_of(attempt, "", always_finished=False)
+    state.html = (state.html or "") + live.render_history(user, exercise)
+    return exercise, state
 
 
 def _own_attempts(user: Any, exercise: Exercise) -> Any:
@@ -197,6 +206,11 @@ def _own_state(user: Any, exercise: Exercise, attempt_pk: int, shown: str = "") 
 
 
 @database_sync_to_async
+def _history(user: Any, exercise: Exercise) -> str:
+    return live.render_history(user, exercise)
+
+
+@database_sync_to_async
 def _history_status(user: Any, exercise: Exercise, attempt_pk: int) -> str | None:
     attempt = _own_attempt(user, exercise, attempt_pk)
     return None if attempt is None else live.render_history_status(attempt)
@@ -208,6 +222,13 @@ class ExerciseLiveConsumer(AttemptConsumer):
     tab), and an older one that ends only updates its line in the history."""
 
     exercise: Exercise | None = None  # read with the access check when the socket opened
+    # The newest attempt the page is known to draw: the one it was drawn with (or sent at
+    # connect), or one its own submit's answer announced (`shown`).
+    announced_pk = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.history_redraws: set[asyncio.Task[None]] = set()
 
     def group_name(self) -> str:
         user_pk = self.scope["user"].pk
@@ -218,7 +239,13 @@ class ExerciseLiveConsumer(AttemptConsumer):
 
     async def first_state(self, user: Any) -> _State:
         self.exercise, state = await _open_exercise(user, self._exercise_pk(), _shown(self.scope))
+        self.announced_pk = state.attempt_pk  # drawn with it, or sent with its history
         return state
+
+    async def disconnect(self, code: int) -> None:
+        for task in self.history_redraws:
+            task.cancel()
+        await super().disconnect(code)
 
     async def read_state(self, attempt_pk: int) -> _State:
         if self.exercise is None:  # refused at connect: a notice queued meanwhile finds nothing
@@ -239,6 +266,7 @@ class ExerciseLiveConsumer(AttemptConsumer):
             return
         if pk < self.attempt_pk:
             return
+        self.announced_pk = max(self.announced_pk, pk)  # its answer added the history row
         async with self.render_lock:
             self._follow(pk)
             if self.sent_pk != pk or self.exercise is None:
@@ -256,8 +284,27 @@ class ExerciseLiveConsumer(AttemptConsumer):
                 if html is not None:
                     await self.send(text_data=html)
             return
+        if pk > self.attempt_pk and pk > self.announced_pk:
+            self._redraw_history_unless_announced(pk)
         self._follow(pk)
         await super().attempt_changed(event)
+
+    def _redraw_history_unless_announced(self, pk: int) -> None:
+        """A newer attempt this page did not announce: submitted in another tab (her history
+        here lacks its row), or here, with the answer still on its way (it adds the row and
+        announces it). The answer gets HISTORY_WAIT_S to arrive; then the whole list is
+        redrawn."""
+        task = asyncio.create_task(self._redraw_history_after(pk, HISTORY_WAIT_S))
+        self.history_redraws.add(task)
+        task.add_done_callback(self.history_redraws.discard)
+
+    async def _redraw_history_after(self, pk: int, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        if self.announced_pk >= pk or self.exercise is None:
+            return
+        html = await _history(self.scope["user"], self.exercise)
+        self.announced_pk = max(self.announced_pk, pk)
+        await self.send(text_data=html)
 
     def _follow(self, pk: int) -> None:
         if pk > self.attempt_pk:

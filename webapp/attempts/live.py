@@ -240,6 +240,25 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
     return "".join(render_to_string(f"attempts/attempt.html#{name}", context) for name in names)
 
 
+def history_of(student: Any, exercise: Any) -> list[Attempt]:
+    """Her last 20 attempts at the exercise, newest first, without Lean's raw answer (no page
+    shows it; a long proof's JSON is most of a row), holding the objects the caller has
+    instead of joining them in again for every row. One's own attempts are always one's to
+    see, so no access rule is read."""
+    attempts = Attempt.objects.filter(student_id=student.pk, exercise_id=exercise.pk)
+    rows = list(attempts.defer("check_result").order_by("-created_at", "-pk")[:20])
+    for row in rows:
+        row.exercise, row.student = exercise, student
+    return rows
+
+
+def render_history(student: Any, exercise: Any) -> str:
+    """Her exercise page's whole history list as an out-of-band swap: for a page that missed
+    a submit (made in another tab, or while it was away)."""
+    context = {"history": history_of(student, exercise), "oob": True}
+    return render_to_string("attempts/attempt.html#history", context)
+
+
 def render_history_status(attempt: Attempt) -> str:
     """Only the attempt's line in the history (an out-of-band swap): it needs the attempt
     alone, not the messages and suggestions render_fragments reads."""

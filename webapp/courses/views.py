@@ -11,8 +11,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from webapp.accounts.http import AuthedRequest
 from webapp.accounts.roles import is_admin
 from webapp.attempts import live
-from webapp.attempts.access import visible_attempts
-from webapp.attempts.models import Attempt
 from webapp.courses.access import visible_courses, visible_exercise
 from webapp.courses.forms import ImportForm, ProofForm
 from webapp.courses.importing import import_records, parse_jsonl
@@ -63,7 +61,7 @@ def exercise_detail(request: AuthedRequest, slug: str, name: str) -> HttpRespons
     exercise = _get_exercise_for_user(request, slug, name)
     if exercise is None:
         return _not_available(request, f"the exercise “{name}” in “{slug}”")
-    history = _history(request, exercise)
+    history = live.history_of(request.user, exercise)
     latest = history[0] if history else None
     form = ProofForm(initial={"proof": latest.proof if latest else ""})
     mine = visible_runs(request.user).select_related(None)
@@ -83,14 +81,6 @@ def exercise_detail(request: AuthedRequest, slug: str, name: str) -> HttpRespons
     if latest:
         context.update(live.attempt_context(latest))
     return render(request, "courses/exercise.html", context)
-
-
-def _history(request: AuthedRequest, exercise: Exercise) -> list[Attempt]:
-    """Her last 20 attempts here, newest first, without Lean's raw answer (no page shows it;
-    a long proof's JSON is most of a row)."""
-    mine = visible_attempts(request.user).select_related(None)
-    attempts = list(mine.filter(student=request.user, exercise=exercise).defer("check_result")[:20])
-    return _on_this_page(attempts, request, exercise, owner="student")
 
 
 def _on_this_page(rows: list, request: AuthedRequest, exercise: Exercise, owner: str) -> list:
