@@ -166,6 +166,11 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
         "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 1
     )
     other.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
+    # Its panel is now the new attempt's: the right Refresh link, the per-line feedback.
+    assert other.get_attribute("#attempt-panel", "data-attempt") == page.get_attribute(
+        "#attempt-panel", "data-attempt"
+    )
+    assert other.locator('.proof-line[data-line="1"]').count() == 1
     page.wait_for_timeout(3000)  # past the wait for an answer: nothing drawn twice
     assert page.locator("#history li").count() == rows_before + 1
     assert other.locator("#history li").count() == rows_before + 1

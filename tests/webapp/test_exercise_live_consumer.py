@@ -171,7 +171,11 @@ async def test_a_submit_in_another_tab_brings_its_row_to_this_pages_history(
     assert await page.receive_nothing(timeout=QUIET)
     elsewhere = await _submit(cast, proof="  omega")  # the other tab's answer goes there
     await _move(elsewhere, "done", valid=True)
-    assert "Lean accepts this proof" in await page.receive_from(timeout=2)
+    panel = await page.receive_from(timeout=2)
+    # The whole panel: this page's is the older attempt's (its id, its Refresh link), or none.
+    assert f'id="attempt-panel" class="attempt-panel card" data-attempt="{elsewhere.pk}"' in panel
+    assert 'hx-swap-oob="true"' in panel.split(">", 1)[0]
+    assert "Lean accepts this proof" in panel and f'id="history-status-{elsewhere.pk}"' in panel
     history = await page.receive_from(timeout=short_history_wait + 2)
     assert 'id="history"' in history and 'hx-swap-oob="true"' in history
     assert _history_rows(history) == [str(elsewhere.pk), str(earlier.pk)]
@@ -202,7 +206,8 @@ async def test_a_page_drawn_before_her_last_submit_gets_its_history_on_connect(
     page = _page(cast, cast.student, shown=f"{older.pk}:queued-0")
     await page.connect()
     first = await page.receive_from(timeout=2)
-    assert "Lean accepts this proof" in first  # the latest panel, and with it
+    assert "Lean accepts this proof" in first  # the latest panel, whole, and with it
+    assert f'data-attempt="{newer.pk}" hx-swap-oob="true"' in first
     assert _history_rows(first.split('id="history"', 1)[1]) == [str(newer.pk), str(older.pk)]
     await page.disconnect()
 

@@ -54,15 +54,22 @@ class _State:
     attempt_pk: int = 0
 
 
-def _state_of(attempt: Attempt | None, shown: str = "", always_finished: bool = True) -> _State:
+def _state_of(
+    attempt: Attempt | None,
+    shown: str = "",
+    always_finished: bool = True,
+    whole_panel: bool = False,
+) -> _State:
     """`shown`: the live_marker the page drew. An unfinished state the page shows already is
-    not sent again; a finished one is unless `always_finished` is off (see the callers)."""
+    not sent again; a finished one is unless `always_finished` is off (see the callers).
+    `whole_panel`: the page has not drawn this attempt (its exercise page, see
+    ExerciseLiveConsumer), so the panel goes whole rather than its changing parts."""
     if attempt is None:
         return _State(allowed=False)
     unchanged = bool(shown) and attempt.live_marker == shown
     if unchanged and (not attempt.is_finished or not always_finished):
         return _State(allowed=True, html=None, ended=attempt.is_finished, attempt_pk=attempt.pk)
-    html = live.render_fragments(attempt)
+    html = live.render_panel(attempt) if whole_panel else live.render_fragments(attempt)
     return _State(allowed=True, html=html, ended=attempt.is_finished, attempt_pk=attempt.pk)
 
 
@@ -177,8 +184,9 @@ def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | 
     if shown_pk == str(attempt.pk):
         return exercise, _state_of(attempt, marker, always_finished=False)
     # Drawn before her latest submit (made in another tab, or while the page was away): its
-    # history lacks that row too. The whole list is replaced, so a row it has is not doubled.
-    state = _state_of(attempt, "", always_finished=False)
+    # panel, if any, is an older attempt's, and its history lacks the row. The whole list is
+    # replaced, so a row it has is not doubled.
+    state = _state_of(attempt, "", always_finished=False, whole_panel=True)
     state.html = (state.html or "") + live.render_history(user, exercise)
     return exercise, state
 
@@ -201,8 +209,11 @@ def _own_attempt(user: Any, exercise: Exercise, attempt_pk: int) -> Attempt | No
 
 
 @database_sync_to_async
-def _own_state(user: Any, exercise: Exercise, attempt_pk: int, shown: str = "") -> _State:
-    return _state_of(_own_attempt(user, exercise, attempt_pk), shown, always_finished=False)
+def _own_state(
+    user: Any, exercise: Exercise, attempt_pk: int, shown: str = "", whole_panel: bool = False
+) -> _State:
+    attempt = _own_attempt(user, exercise, attempt_pk)
+    return _state_of(attempt, shown, always_finished=False, whole_panel=whole_panel)
 
 
 @database_sync_to_async
@@ -250,7 +261,11 @@ class ExerciseLiveConsumer(AttemptConsumer):
     async def read_state(self, attempt_pk: int) -> _State:
         if self.exercise is None:  # refused at connect: a notice queued meanwhile finds nothing
             return _State(allowed=False)
-        return await _own_state(self.scope["user"], self.exercise, attempt_pk)
+        # An attempt this page has not drawn (made in another tab) gets the whole panel.
+        drawn = attempt_pk <= self.announced_pk
+        return await _own_state(
+            self.scope["user"], self.exercise, attempt_pk, whole_panel=not drawn
+        )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """{"shown": "<attempt pk>:<live_marker>"}: the panel the page now shows (a submit's

@@ -240,6 +240,17 @@ def render_fragments(attempt: Attempt, names: tuple[str, ...] = LIVE_FRAGMENTS) 
     return "".join(render_to_string(f"attempts/attempt.html#{name}", context) for name in names)
 
 
+def render_panel(attempt: Attempt) -> str:
+    """The exercise page's whole panel for the attempt, as an out-of-band swap, with its
+    history line: for a page that has not drawn this attempt (a submit in another tab), whose
+    panel, if it has one, belongs to an older attempt (its id, its Refresh link)."""
+    context = {**attempt_context(attempt), "page_socket": True, "panel_oob": True}
+    panel = render_to_string("attempts/attempt.html#panel", context)
+    return panel + render_to_string(
+        "attempts/attempt.html#history_status", {**context, "oob": True}
+    )
+
+
 def history_of(student: Any, exercise: Any) -> list[Attempt]:
     """Her last 20 attempts at the exercise, newest first, without Lean's raw answer (no page
     shows it; a long proof's JSON is most of a row), holding the objects the caller has
