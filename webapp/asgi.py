@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from webapp.core.asgi_handler import get_asgi_application
 
@@ -21,7 +22,9 @@ from webapp.core.warmup import compile_templates, prepare_sending  # noqa: E402
 from webapp.routing import websocket_urlpatterns  # noqa: E402
 
 compile_templates()  # before the first request, not during it
-prepare_sending()
+# In a thread: a Redis that does not answer must not hold the process's start (the first
+# submit then meets it, and says so).
+threading.Thread(target=prepare_sending, name="prepare-sending", daemon=True).start()
 
 application = ProtocolTypeRouter(
     {

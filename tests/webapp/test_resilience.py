@@ -53,6 +53,15 @@ def test_a_broker_outage_at_submit_ends_the_attempt_with_the_reason(
     assert "queue is unreachable" in body and 'hx-trigger="every 5s"' not in body
 
 
+def test_each_broker_connect_is_bounded() -> None:
+    """kombu's Redis transport connects without a timeout of its own: a Redis host that drops
+    packets held a submit for the kernel's ~2 minutes. The setting reaches redis-py's pool
+    (a name kombu did not read would leave it None)."""
+    with app.connection_for_write() as connection:
+        kwargs = connection.default_channel.pool.connection_kwargs
+    assert kwargs["socket_connect_timeout"] == 5
+
+
 def test_a_new_submit_supersedes_the_queued_one_and_history_shows_it(
     cast: Cast, client: Client, django_capture_on_commit_callbacks: Any
 ) -> None:

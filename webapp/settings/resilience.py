@@ -12,9 +12,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 2, "interval_start": 0, "interval_step": 0.3, "interval_max": 0.5,
 }  # fmt: skip
-# Connecting to the broker to publish is bounded the same way (kombu retries forever otherwise).
+# Connecting to the broker to publish is bounded the same way (kombu retries forever otherwise),
+# and so is each TCP connect: kombu's Redis transport has no connect timeout of its own, and a
+# Redis host that drops packets (rather than refusing) held a submit for the kernel's ~2 min.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 2, "interval_start": 0, "interval_step": 0.3, "interval_max": 0.5,
+    "socket_connect_timeout": 5,
 }  # fmt: skip
 # Sending a task subscribes to its result in Redis; by default that retries for ~20 s when Redis
 # is down, which would hold the submit page that long.
