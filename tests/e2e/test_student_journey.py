@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import LiveStack, login
 from tests.e2e.editor_helpers import EDITOR, proof_text, set_proof
@@ -147,7 +148,8 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     page: Any, live_stack: LiveStack
 ) -> None:
     """Two tabs on one exercise (same session): a submit in one brings its verdict to the
-    other's panel over the socket, and its row to the other's history, drawn once in each."""
+    other's panel over the socket, and its row to the other's history, drawn once in each.
+    Lean's messages mark the editor that holds the text they are about, not the other's."""
     login(page, live_stack, "student")
     here = "/courses/core-lean/lc_append_nil/"
     page.goto(here)
@@ -155,25 +157,37 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     other = page.context.new_page()
     other.goto(here)
     other.wait_for_selector(EDITOR)
+    set_proof(other, "  omega -- fake: error omega_failed")  # her other tab holds other text
     rows_before = page.locator("#history li").count()
     assert other.locator("#history li").count() == rows_before
 
-    set_proof(page, "  simp")
+    set_proof(page, "  simp -- fake: error simp_no_progress")
     page.click("text=Check my proof")
-    page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
-    other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
-    other.wait_for_function(
-        "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 1
-    )
-    other.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
+    page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
+    other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
+    expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(1)
     # Its panel is now the new attempt's: the right Refresh link, the per-line feedback.
     assert other.get_attribute("#attempt-panel", "data-attempt") == page.get_attribute(
         "#attempt-panel", "data-attempt"
     )
-    assert other.locator('.proof-line[data-line="1"]').count() == 1
+    assert other.locator('.proof-line[data-line="1"]').get_attribute("data-marker") == "error"
+    other.wait_for_function(
+        "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 1
+    )
+    assert other.locator(".cm-lint-marker-error, .cm-lintRange-error").count() == 0
+
+    set_proof(page, "  simp")
+    page.click("text=Check my proof")
+    page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
+    expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(0)
+    other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean accepts this proof")
+    other.wait_for_function(
+        "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 2
+    )
+    other.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
     page.wait_for_timeout(3000)  # past the wait for an answer: nothing drawn twice
-    assert page.locator("#history li").count() == rows_before + 1
-    assert other.locator("#history li").count() == rows_before + 1
+    assert page.locator("#history li").count() == rows_before + 2
+    assert other.locator("#history li").count() == rows_before + 2
     # A submit's answer adds its row only where the list lacks it (the socket may have
     # redrawn the list first): its target selector finds no list once the row is there.
     newest = page.locator("#history li:first-child .badge").get_attribute("id") or ""
@@ -182,4 +196,12 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     target = "#history ol:not(:has(#history-status-{}))"
     assert page.locator(target.format(pk)).count() == 0
     assert page.locator(target.format(int(pk) + 10**6)).count() == 1
+    # Her other tab submits its text: its own result marks its own editor, and not hers.
+    other.click("text=Check my proof")
+    other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
+    assert other.get_attribute("#attempt-panel", "data-attempt") != pk
+    expect(other.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(1)
+    page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
+    page.wait_for_timeout(500)
+    assert page.locator(".cm-lint-marker-error, .cm-lintRange-error").count() == 0
     other.close()

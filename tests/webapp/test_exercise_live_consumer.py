@@ -151,8 +151,8 @@ async def test_only_those_who_may_open_the_exercise_connect(cast: Cast) -> None:
 
 
 @pytest.fixture
-def short_history_wait(monkeypatch: pytest.MonkeyPatch) -> float:
-    monkeypatch.setattr(consumers, "HISTORY_WAIT_S", 0.3)
+def short_wait(monkeypatch: pytest.MonkeyPatch) -> float:
+    monkeypatch.setattr(consumers, "CATCH_UP_WAIT_S", 0.3)
     return 0.3
 
 
@@ -161,8 +161,8 @@ def _history_rows(html: str) -> list[str]:
     return re.findall(r'id="history-status-(\d+)"', html)
 
 
-async def test_a_submit_in_another_tab_brings_its_row_to_this_pages_history(
-    cast: Cast, short_history_wait: float
+async def test_a_submit_in_another_tab_reaches_this_page_whole(
+    cast: Cast, short_wait: float
 ) -> None:
     earlier = await _submit(cast, proof="  simp")
     await _move(earlier, "done", valid=False)
@@ -171,21 +171,22 @@ async def test_a_submit_in_another_tab_brings_its_row_to_this_pages_history(
     assert await page.receive_nothing(timeout=QUIET)
     elsewhere = await _submit(cast, proof="  omega")  # the other tab's answer goes there
     await _move(elsewhere, "done", valid=True)
-    panel = await page.receive_from(timeout=2)
-    # The whole panel: this page's is the older attempt's (its id, its Refresh link), or none.
+    # At once, its changing parts (into this page's panel, the older attempt's)...
+    parts = await page.receive_from(timeout=2)
+    assert "Lean accepts this proof" in parts and 'id="attempt-panel"' not in parts
+    # ...and after the wait for an answer that is not coming, the whole panel (the right id
+    # and Refresh link) and the whole history list.
+    whole = await page.receive_from(timeout=short_wait + 2)
+    panel, _, history = whole.partition('<section id="history"')
     assert f'id="attempt-panel" class="attempt-panel card" data-attempt="{elsewhere.pk}"' in panel
-    assert 'hx-swap-oob="true"' in panel.split(">", 1)[0]
-    assert "Lean accepts this proof" in panel and f'id="history-status-{elsewhere.pk}"' in panel
-    history = await page.receive_from(timeout=short_history_wait + 2)
-    assert 'id="history"' in history and 'hx-swap-oob="true"' in history
+    assert 'hx-swap-oob="true"' in panel.split(">", 1)[0] and "Lean accepts this proof" in panel
+    assert 'hx-swap-oob="true"' in history.split(">", 1)[0]
     assert _history_rows(history) == [str(elsewhere.pk), str(earlier.pk)]
-    assert await page.receive_nothing(timeout=short_history_wait + QUIET)  # once
+    assert await page.receive_nothing(timeout=short_wait + QUIET)  # once
     await page.disconnect()
 
 
-async def test_her_own_submit_here_gets_no_history_redraw(
-    cast: Cast, short_history_wait: float
-) -> None:
+async def test_her_own_submit_here_gets_no_catch_up(cast: Cast, short_wait: float) -> None:
     page = _page(cast, cast.student)
     await page.connect()
     attempt = await _submit(cast)
@@ -193,7 +194,7 @@ async def test_her_own_submit_here_gets_no_history_redraw(
     assert "Lean accepts this proof" in await page.receive_from(timeout=2)
     await _tell(page, attempt, "queued-0")  # the answer: its row added, announced in time
     assert "Lean accepts this proof" in await page.receive_from(timeout=2)
-    assert await page.receive_nothing(timeout=short_history_wait + QUIET)
+    assert await page.receive_nothing(timeout=short_wait + QUIET)
     await page.disconnect()
 
 
@@ -213,23 +214,23 @@ async def test_a_page_drawn_before_her_last_submit_gets_its_history_on_connect(
 
 
 async def test_a_page_that_closes_cancels_its_pending_redraw(
-    cast: Cast, short_history_wait: float, monkeypatch: pytest.MonkeyPatch
+    cast: Cast, short_wait: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn: list[int] = []
-    real = consumers._history
+    real = consumers._catch_up
 
-    async def recording(user: Any, exercise: Any) -> str:
-        drawn.append(exercise.pk)
-        return str(await real(user, exercise))
+    async def recording(user: Any, exercise: Any, pk: int) -> str | None:
+        drawn.append(pk)
+        return await real(user, exercise, pk)
 
-    monkeypatch.setattr(consumers, "_history", recording)
+    monkeypatch.setattr(consumers, "_catch_up", recording)
     page = _page(cast, cast.student)
     await page.connect()
     attempt = await _submit(cast)
     await _move(attempt, "done", valid=True)
     assert "Lean accepts this proof" in await page.receive_from(timeout=2)
     await page.disconnect()  # before the wait ends
-    await asyncio.sleep(short_history_wait + 0.3)
+    await asyncio.sleep(short_wait + 0.3)
     assert drawn == []
     # The control: the same page left open draws it.
     page = _page(cast, cast.student, shown=f"{attempt.pk}:done-0")
@@ -237,6 +238,6 @@ async def test_a_page_that_closes_cancels_its_pending_redraw(
     again = await _submit(cast, proof="  omega")
     await _move(again, "done", valid=True)
     assert "Lean accepts this proof" in await page.receive_from(timeout=2)
-    assert 'id="history"' in await page.receive_from(timeout=short_history_wait + 2)
-    assert drawn == [cast.exercise.pk]
+    assert 'id="history"' in await page.receive_from(timeout=short_wait + 2)
+    assert drawn == [again.pk]
     await page.disconnect()

@@ -40,10 +40,10 @@ CLOSE_FORBIDDEN = 4403
 # How long an unfinished step waits before it is rendered: short enough that "Lean is
 # checking" shows at once, long enough that a quick check goes straight to its verdict.
 SETTLE_S = 0.1
-# How long her exercise page waits for its own submit's answer before it redraws its history
-# for an attempt it was not told about (made in another tab): the answer adds the row itself,
-# and an answer later than this would add it a second time.
-HISTORY_WAIT_S = 2.0
+# How long her exercise page waits for its own submit's answer (which draws the new panel and
+# history row, and announces the attempt) before it draws them itself for an attempt it was
+# not told about: one submitted in another tab.
+CATCH_UP_WAIT_S = 2.0
 
 
 @dataclass
@@ -62,8 +62,8 @@ def _state_of(
 ) -> _State:
     """`shown`: the live_marker the page drew. An unfinished state the page shows already is
     not sent again; a finished one is unless `always_finished` is off (see the callers).
-    `whole_panel`: the page has not drawn this attempt (its exercise page, see
-    ExerciseLiveConsumer), so the panel goes whole rather than its changing parts."""
+    `whole_panel`: the page's panel, if any, is another attempt's (see _open_exercise), so the
+    panel goes whole rather than its changing parts."""
     if attempt is None:
         return _State(allowed=False)
     unchanged = bool(shown) and attempt.live_marker == shown
@@ -209,16 +209,17 @@ def _own_attempt(user: Any, exercise: Exercise, attempt_pk: int) -> Attempt | No
 
 
 @database_sync_to_async
-def _own_state(
-    user: Any, exercise: Exercise, attempt_pk: int, shown: str = "", whole_panel: bool = False
-) -> _State:
-    attempt = _own_attempt(user, exercise, attempt_pk)
-    return _state_of(attempt, shown, always_finished=False, whole_panel=whole_panel)
+def _own_state(user: Any, exercise: Exercise, attempt_pk: int, shown: str = "") -> _State:
+    return _state_of(_own_attempt(user, exercise, attempt_pk), shown, always_finished=False)
 
 
 @database_sync_to_async
-def _history(user: Any, exercise: Exercise) -> str:
-    return live.render_history(user, exercise)
+def _catch_up(user: Any, exercise: Exercise, attempt_pk: int) -> str | None:
+    """The attempt's whole panel and her whole history list, for a page that missed a submit."""
+    attempt = _own_attempt(user, exercise, attempt_pk)
+    if attempt is None:
+        return None
+    return live.render_panel(attempt) + live.render_history(user, exercise)
 
 
 @database_sync_to_async
@@ -239,7 +240,7 @@ class ExerciseLiveConsumer(AttemptConsumer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.history_redraws: set[asyncio.Task[None]] = set()
+        self.catch_ups: set[asyncio.Task[None]] = set()
 
     def group_name(self) -> str:
         user_pk = self.scope["user"].pk
@@ -254,18 +255,14 @@ class ExerciseLiveConsumer(AttemptConsumer):
         return state
 
     async def disconnect(self, code: int) -> None:
-        for task in self.history_redraws:
+        for task in self.catch_ups:
             task.cancel()
         await super().disconnect(code)
 
     async def read_state(self, attempt_pk: int) -> _State:
         if self.exercise is None:  # refused at connect: a notice queued meanwhile finds nothing
             return _State(allowed=False)
-        # An attempt this page has not drawn (made in another tab) gets the whole panel.
-        drawn = attempt_pk <= self.announced_pk
-        return await _own_state(
-            self.scope["user"], self.exercise, attempt_pk, whole_panel=not drawn
-        )
+        return await _own_state(self.scope["user"], self.exercise, attempt_pk)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """{"shown": "<attempt pk>:<live_marker>"}: the panel the page now shows (a submit's
@@ -300,26 +297,31 @@ class ExerciseLiveConsumer(AttemptConsumer):
                     await self.send(text_data=html)
             return
         if pk > self.attempt_pk and pk > self.announced_pk:
-            self._redraw_history_unless_announced(pk)
+            self._catch_up_unless_announced(pk)
         self._follow(pk)
         await super().attempt_changed(event)
 
-    def _redraw_history_unless_announced(self, pk: int) -> None:
-        """A newer attempt this page did not announce: submitted in another tab (her history
-        here lacks its row), or here, with the answer still on its way (it adds the row and
-        announces it). The answer gets HISTORY_WAIT_S to arrive; then the whole list is
-        redrawn."""
-        task = asyncio.create_task(self._redraw_history_after(pk, HISTORY_WAIT_S))
-        self.history_redraws.add(task)
-        task.add_done_callback(self.history_redraws.discard)
+    def _catch_up_unless_announced(self, pk: int) -> None:
+        """A newer attempt this page did not announce: submitted here, with the answer still
+        on its way (it draws the new panel and history row, and announces the attempt), or
+        in another tab. Meanwhile the attempt's changing parts go out as for any attempt
+        (into this page's panel, whichever attempt's it is); after CATCH_UP_WAIT_S without
+        an announcement, the whole panel and the whole history list. Not at once: the whole
+        panel would replace the answer's, and with it the hidden element that announces the
+        attempt, when the answer came first."""
+        task = asyncio.create_task(self._catch_up_after(pk, CATCH_UP_WAIT_S))
+        self.catch_ups.add(task)
+        task.add_done_callback(self.catch_ups.discard)
 
-    async def _redraw_history_after(self, pk: int, seconds: float) -> None:
+    async def _catch_up_after(self, pk: int, seconds: float) -> None:
         await asyncio.sleep(seconds)
         if self.announced_pk >= pk or self.exercise is None:
             return
-        html = await _history(self.scope["user"], self.exercise)
-        self.announced_pk = max(self.announced_pk, pk)
-        await self.send(text_data=html)
+        async with self.render_lock:  # after any render in flight: the newest state wins
+            html = await _catch_up(self.scope["user"], self.exercise, self.attempt_pk)
+            self.announced_pk = max(self.announced_pk, pk)
+            if html is not None:
+                await self.send(text_data=html)
 
     def _follow(self, pk: int) -> None:
         if pk > self.attempt_pk:

@@ -57,6 +57,28 @@ function saveDraft(textarea, text) {
   try { localStorage.setItem(key, text); } catch (e) { /* storage full or off: nothing to do */ }
 }
 
+// The attempts whose results this page's editor draws: the one the page was drawn with, and
+// each one a submit from this page made (its answer's panel tells the page's socket what it
+// shows, through a hidden ws-send). A submit from another tab also reaches this page's panel,
+// but its messages belong to that tab's text, not to what this editor holds.
+const attemptsDrawnHere = new Set();
+
+function panelAttempt() {
+  const panel = document.getElementById('attempt-panel');
+  return { panel, pk: Number(panel?.dataset.attempt) };
+}
+
+function rememberPageAttempt() {
+  const { pk } = panelAttempt();
+  if (pk) attemptsDrawnHere.add(pk);
+}
+
+function drawnHere(attempt) {
+  const { panel, pk } = panelAttempt();
+  if (pk && panel.querySelector('[ws-send]')) attemptsDrawnHere.add(pk);
+  return attemptsDrawnHere.has(Number(attempt));
+}
+
 function currentResult() {
   const node = document.getElementById('attempt-feedback');
   if (!node || !node.dataset.leanResult) return null;
@@ -86,6 +108,7 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
   function applyResult() {
     const result = currentResult();
     if (!result) return;
+    if (!readOnly && !drawnHere(result.attempt)) return;
     const key = JSON.stringify([result.attempt, result.status, result.diagnostics, result.suggestions, result.tactics]);
     if (key === lastResultKey) return;
     lastResultKey = key;
@@ -155,6 +178,7 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
     state: EditorState.create({ doc: `${statement}\n${proof}`, extensions }),
     parent: host,
   });
+  if (!readOnly) rememberPageAttempt();
   applyResult();
   if (!lastResultKey) refreshGoals(cursorLine(view.state));
   // A new result arrives by the websocket or htmx: #attempt-feedback is swapped.
