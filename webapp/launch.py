@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webapp.embedded import free_port, given_environment, redis_server_path
+from webapp.embedded import free_port, given_environment, redis_server_path, usable_cores
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,8 +67,6 @@ def _serving_settings(env: dict[str, str]) -> None:
     # One process per core (each runs a few requests at once in its threads,
     # core/asgi_handler.py): measured on 2 cores, two processes served pages, submits and
     # sockets faster than four (docs/OPERATIONS.md). A dev run keeps one, so --reload works.
-    from webapp.embedded import usable_cores
-
     cores = usable_cores()
     env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(cores, 8)))
     # No per-message compression on websockets: a page's updates are a few KB on a school's

@@ -54,22 +54,15 @@ class _State:
     attempt_pk: int = 0
 
 
-def _state_of(
-    attempt: Attempt | None,
-    shown: str = "",
-    always_finished: bool = True,
-    whole_panel: bool = False,
-) -> _State:
+def _state_of(attempt: Attempt | None, shown: str = "", always_finished: bool = True) -> _State:
     """`shown`: the live_marker the page drew. An unfinished state the page shows already is
-    not sent again; a finished one is unless `always_finished` is off (see the callers).
-    `whole_panel`: the page's panel, if any, is another attempt's (see _open_exercise), so the
-    panel goes whole rather than its changing parts."""
+    not sent again; a finished one is unless `always_finished` is off (see the callers)."""
     if attempt is None:
         return _State(allowed=False)
     unchanged = bool(shown) and attempt.live_marker == shown
     if unchanged and (not attempt.is_finished or not always_finished):
         return _State(allowed=True, html=None, ended=attempt.is_finished, attempt_pk=attempt.pk)
-    html = live.render_panel(attempt) if whole_panel else live.render_fragments(attempt)
+    html = live.render_fragments(attempt)
     return _State(allowed=True, html=html, ended=attempt.is_finished, attempt_pk=attempt.pk)
 
 
@@ -183,12 +176,11 @@ def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | 
     shown_pk, _, marker = shown.partition(":")
     if shown_pk == str(attempt.pk):
         return exercise, _state_of(attempt, marker, always_finished=False)
-    # Drawn before her latest submit (made in another tab, or while the page was away): its
-    # panel, if any, is an older attempt's, and its history lacks the row. The whole list is
-    # replaced, so a row it has is not doubled.
-    state = _state_of(attempt, "", always_finished=False, whole_panel=True)
-    state.html = (state.html or "") + live.render_history(user, exercise)
-    return exercise, state
+    # Drawn before her latest submit (made in another tab, or while the page was away).
+    html = _whole_panel_and_history(user, exercise, attempt)
+    return exercise, _State(
+        allowed=True, html=html, ended=attempt.is_finished, attempt_pk=attempt.pk
+    )
 
 
 def _own_attempts(user: Any, exercise: Exercise) -> Any:
@@ -213,13 +205,17 @@ def _own_state(user: Any, exercise: Exercise, attempt_pk: int, shown: str = "") 
     return _state_of(_own_attempt(user, exercise, attempt_pk), shown, always_finished=False)
 
 
+def _whole_panel_and_history(user: Any, exercise: Exercise, attempt: Attempt) -> str:
+    """For a page that missed a submit: its panel, if any, is an older attempt's (its id, its
+    Refresh link), and its history lacks the row. The whole list is replaced, so a row the
+    page has is not doubled."""
+    return live.render_panel(attempt) + live.render_history(user, exercise)
+
+
 @database_sync_to_async
 def _catch_up(user: Any, exercise: Exercise, attempt_pk: int) -> str | None:
-    """The attempt's whole panel and her whole history list, for a page that missed a submit."""
     attempt = _own_attempt(user, exercise, attempt_pk)
-    if attempt is None:
-        return None
-    return live.render_panel(attempt) + live.render_history(user, exercise)
+    return None if attempt is None else _whole_panel_and_history(user, exercise, attempt)
 
 
 @database_sync_to_async
