@@ -5,6 +5,7 @@ figures (bench/bench_web.py) move by 20-50% between runs: the tool to compare co
 
     .venv/bin/python bench/bench_submit_path.py            # 60 students, two rounds
     .venv/bin/python bench/bench_submit_path.py --students 30 --profile post
+    .venv/bin/python bench/bench_submit_path.py --students 5 --rounds 1 --sql
 
 It builds the embedded settings' database in a temporary folder (seed_demo), logs in N
 students, and for each round: every student submits (Django's test client, one shared
@@ -66,7 +67,7 @@ def cpu_ms_each(fn: Callable[[Any], Any], items: list[Any]) -> tuple[float, list
     return (time.process_time() - started) / len(items) * 1000, results
 
 
-def queries_of(fn: Callable[[], Any]) -> int:
+def queries_of(fn: Callable[[], Any]) -> list[str]:
     from django.db import connection
 
     seen: list[str] = []
@@ -77,7 +78,7 @@ def queries_of(fn: Callable[[], Any]) -> int:
 
     with connection.execute_wrapper(count):
         fn()
-    return len(seen)
+    return seen
 
 
 def main() -> None:
@@ -85,6 +86,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", choices=["post", "check", "render"], default="")
+    parser.add_argument("--sql", action="store_true", help="print each part's queries")
     args = parser.parse_args()
     os.chdir(ROOT)
     setup_django(tempfile.mkdtemp(prefix="bench-submit-"))
@@ -132,6 +134,7 @@ def main() -> None:
         assert state.html and "done" in state.html
 
     page_url = exercise.get_absolute_url()
+    assert page_url, "the exercise has no page"
 
     def exercise_page(i: int) -> None:
         assert clients[i].get(page_url).status_code == 200
@@ -154,8 +157,14 @@ def main() -> None:
     shown = post(last - 2)
     check(shown)
     render_queries = queries_of(lambda: show(shown))
-    print(f"  queries: post {post_queries} (and the bench's own read of the new pk), "
-          f"check {check_queries}, render {render_queries}")  # fmt: skip
+    print(f"  queries: post {len(post_queries)} (and the bench's own read of the new pk), "
+          f"check {len(check_queries)}, render {len(render_queries)}")  # fmt: skip
+    if args.sql:
+        for part, sqls in (("post", post_queries), ("check", check_queries),
+                           ("render", render_queries)):  # fmt: skip
+            print(f"\n  {part}:")
+            for sql in sqls:
+                print(f"    {sql[:300]}")
     if args.profile:
         batch = list(range(args.rounds * args.students, (args.rounds + 1) * args.students))
         pairs = [post(i) for i in batch] if args.profile != "post" else []

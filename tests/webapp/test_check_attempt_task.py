@@ -146,3 +146,33 @@ def test_a_redelivered_task_does_not_check_twice(cast: Cast, fake_lean: Any) -> 
 @pytest.mark.django_db
 def test_a_missing_attempt_is_reported() -> None:
     assert check_attempt(987654) == "missing"
+
+
+def _messages(attempt: Attempt) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    diagnostics = [(d.line, d.message) for d in attempt.diagnostics.order_by("line", "message")]
+    return diagnostics, [(s.line, s.text) for s in attempt.suggestions.order_by("line", "text")]
+
+
+def test_a_check_stored_before_its_worker_was_lost_is_replaced_not_doubled(
+    cast: Cast, fake_lean: Any
+) -> None:
+    from webapp.attempts.actions import do_requeue_attempt
+
+    attempt = _attempt(cast, "  intro h\n  simp -- fake: error unsolved_goals")
+    assert check_attempt(attempt.pk) == "done"
+    diagnostics, suggestions = _messages(attempt)
+    assert diagnostics and suggestions
+    # Lean's answer was stored, then the worker died while the coach worked (no suggestions
+    # yet), and the sweeper sent it to the checkers again.
+    attempt.suggestions.all().delete()
+    Attempt.objects.filter(pk=attempt.pk).update(
+        status="coaching", coach_source="", coach_detail="", finished_at=None, claimed_by=""
+    )
+    attempt.refresh_from_db()
+    assert do_requeue_attempt(attempt) == 1
+    assert check_attempt.apply((attempt.pk,), task_id="after-the-sweeper").get() == "done"
+    assert _messages(attempt) == (diagnostics, suggestions)
+    # Put back in the queue with its coach's suggestions stored (by hand): replaced as well.
+    Attempt.objects.filter(pk=attempt.pk).update(status="queued", finished_at=None)
+    assert check_attempt.apply((attempt.pk,), task_id="by-hand").get() == "done"
+    assert _messages(attempt) == (diagnostics, suggestions)

@@ -9,11 +9,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, CuratedFeedback, Progress, Suggestion
+from webapp.core.prepared import PreparedRead
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,25 @@ class CheckInProgress(InvalidInput):
     """The student's previous proof of this exercise is being checked right now."""
 
 
+# The submit's two reads, compiled once (webapp/core/prepared.py): her progress row, locked
+# (FOR UPDATE where the database has it; SQLite's IMMEDIATE transaction serialises anyway),
+# and her unfinished attempts at the exercise.
+_PROGRESS_LOCKED = PreparedRead(
+    lambda student, exercise: Progress.objects.select_for_update().filter(
+        student_id=student, exercise_id=exercise
+    ),
+    student=int,
+    exercise=int,
+)
+_UNFINISHED = PreparedRead(
+    lambda student, exercise: Attempt.objects.filter(
+        student_id=student, exercise_id=exercise, status__in=Attempt.UNFINISHED
+    ).only("pk", "status", "started_at"),
+    student=int,
+    exercise=int,
+)
+
+
 def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
     """At most one unfinished check per student and exercise: a queued one is superseded by
     the new submission; while one is being checked the new one is refused with a message
@@ -62,14 +82,13 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
     proof = clean_proof(proof)
     with transaction.atomic():
         # Serialises this student's submits on this exercise (two tabs, a double click).
-        progress, _ = Progress.objects.select_for_update().get_or_create(
-            student=student, exercise=exercise
-        )
-        unfinished = list(
-            Attempt.objects.filter(
-                student=student, exercise=exercise, status__in=Attempt.UNFINISHED
-            ).values_list("pk", "status", "started_at")
-        )
+        progress = _PROGRESS_LOCKED.first(
+            student=student.pk, exercise=exercise.pk
+        ) or _first_progress(student, exercise)
+        unfinished = [
+            (a.pk, a.status, a.started_at)
+            for a in _UNFINISHED.all(student=student.pk, exercise=exercise.pk)
+        ]
         alive_since = timezone.now() - timedelta(seconds=_lean_hard_limit_s())
         busy = next(
             (
@@ -106,6 +125,16 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
         if superseded:
             transaction.on_commit(lambda: _push_all(superseded))
     return attempt
+
+
+def _first_progress(student: User, exercise: Exercise) -> Progress:
+    """Her first submit on this exercise: the row, unless a submit of hers in another tab
+    made it since the read above (the unique pair refuses the second); then that one."""
+    try:
+        with transaction.atomic():
+            return Progress.objects.create(student=student, exercise=exercise)
+    except IntegrityError:
+        return Progress.objects.select_for_update().get(student=student, exercise=exercise)
 
 
 def _lean_hard_limit_s() -> int:

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core.layer import cancel_later, group_send_later, group_send_many
+from webapp.core.prepared import PreparedRead
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
 
@@ -77,7 +78,7 @@ def annotate(
         AnnotatedLine(i, text, shift + i) for i, text in enumerate(attempt.proof_lines(), start=1)
     ]
     if diagnostics is None:
-        diagnostics = list(attempt.diagnostics.all())
+        diagnostics = diagnostics_of(attempt)
     if suggestions is None:
         suggestions = _with_shown_reviews(attempt)
     for diagnostic in diagnostics:
@@ -87,12 +88,33 @@ def annotate(
     return head, lines
 
 
+# An attempt's messages and suggestions, read for every render of its panel (each page, each
+# socket's state), compiled once (webapp/core/prepared.py).
+_DIAGNOSTICS = PreparedRead(
+    lambda attempt: LineDiagnostic.objects.filter(attempt_id=attempt), attempt=int
+)
+_SUGGESTIONS = PreparedRead(
+    lambda attempt: Suggestion.objects.filter(attempt_id=attempt).select_related("curated"),
+    attempt=int,
+)
+
+
+def diagnostics_of(attempt: Attempt) -> list[LineDiagnostic]:
+    """attempt.diagnostics.all(), in its order, each holding `attempt` (as that would)."""
+    diagnostics = _DIAGNOSTICS.all(attempt=attempt.pk)
+    for diagnostic in diagnostics:
+        diagnostic.attempt = attempt
+    return diagnostics
+
+
 def _with_shown_reviews(attempt: Attempt) -> list[Suggestion]:
     """The suggestions, each with `shown_review`: its teacher review when the reviewer may
     review it (the one access rule, as the export applies it), else "pending". A verdict
     stored by a teacher outside the rule never shows as "edited by your teacher" nor hides
     the coach's text."""
-    suggestions = list(attempt.suggestions.select_related("curated"))
+    suggestions = _SUGGESTIONS.all(attempt=attempt.pk)
+    for suggestion in suggestions:
+        suggestion.attempt = attempt
     reviewed = [s.pk for s in suggestions if s.review != Suggestion.Review.PENDING]
     allowed: set[int] = set()
     if reviewed:
@@ -162,7 +184,7 @@ def editor_data(
     whole) is the statement's last line, where its `by` is."""
     shift = attempt.statement_line_count
     if diagnostics is None:
-        diagnostics = list(attempt.diagnostics.all())
+        diagnostics = diagnostics_of(attempt)
     if suggestions is None:
         suggestions = _with_shown_reviews(attempt)
 
@@ -221,7 +243,7 @@ def attempt_context(attempt: Attempt, *, just_created: bool = False) -> dict[str
     """`just_created`: the attempt this request made, as the request saw it (queued, no
     messages yet): nothing to read."""
     # Read once, used by both the panel and the editor's data.
-    diagnostics = [] if just_created else list(attempt.diagnostics.all())
+    diagnostics = [] if just_created else diagnostics_of(attempt)
     suggestions = [] if just_created else _with_shown_reviews(attempt)
     head, lines = annotate(attempt, diagnostics, suggestions)
     data = json.dumps(editor_data(attempt, diagnostics, suggestions), ensure_ascii=False)

@@ -14,6 +14,7 @@ from webapp.attempts import checking, live
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
+from webapp.core.prepared import PreparedRead
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -112,8 +113,14 @@ def _check_and_coach(attempt: Attempt) -> str:
     return _finish(attempt, Attempt.Status.DONE, "", coach)
 
 
+# The check's first read, compiled once per worker process (webapp/core/prepared.py).
+_ATTEMPT_WITH_EXERCISE = PreparedRead(
+    lambda pk: Attempt.objects.select_related("exercise").filter(pk=pk), pk=int
+)
+
+
 def _fetch(attempt_pk: int) -> Attempt | None:
-    return Attempt.objects.select_related("exercise").filter(pk=attempt_pk).first()
+    return _ATTEMPT_WITH_EXERCISE.first(pk=attempt_pk)
 
 
 def _store_check(
@@ -126,6 +133,9 @@ def _store_check(
     if status is not None:
         attempt.status = status
         fields.append("status")
+    # Lean's messages are written with its answer, in one transaction: an attempt with no
+    # answer stored has none to replace (only one re-queued after its check was stored has).
+    stored_before = attempt.check_result is not None
     with transaction.atomic():
         attempt.check_result = result.to_dict()
         # A verdict only when Lean really checked: could-not-check leaves valid as None.
@@ -135,7 +145,8 @@ def _store_check(
             for t in result.tactics
         ]
         attempt.save(update_fields=fields)
-        attempt.diagnostics.all().delete()
+        if stored_before:
+            attempt.diagnostics.all().delete()
         rows = [
             _diagnostic_row(attempt, checking.to_proof_lines(d, offset)) for d in result.diagnostics
         ]
@@ -180,10 +191,14 @@ def _finish(
     fields = ["status", "status_detail", "finished_at"]
     with transaction.atomic():
         if coach is not None:
+            # Suggestions are written with the coach's source, in this one write that ends
+            # the attempt, and an ended attempt is never checked again (_check_once): only
+            # one whose source is already stored can have any to replace.
+            if attempt.coach_source:
+                attempt.suggestions.all().delete()
             attempt.coach_source = coach.source
             attempt.coach_detail = coach.detail
             fields += ["coach_source", "coach_detail"]
-            attempt.suggestions.all().delete()
             Suggestion.objects.bulk_create(
                 Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
                 for line, text, kind in coach.suggestions

@@ -191,6 +191,9 @@ CACHES = {
     }
 }
 
+# Django's database sessions, with the read every request makes compiled once.
+SESSION_ENGINE = "webapp.core.sessions"
+
 # Celery (read by webapp.celery with namespace "CELERY").
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL

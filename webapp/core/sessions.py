@@ -1,0 +1,34 @@
+"""Django's database sessions, read with a prepared read (webapp/core/prepared.py).
+
+Every request and every live socket of a signed-in user reads her session first; Django's
+store compiled that query each time (0.3 ms of CPU, most of it compiling). The same row is
+read here by its key alone, compiled once, and its expiry is checked in Python, as the
+query's `expire_date > now` did. Everything else is Django's store: writes, keys, cookies.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+from django.contrib.sessions.models import Session
+from django.core.exceptions import SuspiciousOperation
+from django.utils import timezone
+
+from webapp.core.prepared import PreparedRead
+
+_BY_KEY = PreparedRead(lambda key: Session.objects.filter(session_key=key), key=str)
+
+
+class SessionStore(DatabaseSessionStore):
+    def _get_session_from_db(self) -> Any:
+        try:
+            session = _BY_KEY.first(key=self.session_key)
+        except SuspiciousOperation as exc:  # as Django's store: logged, and no session
+            logging.getLogger(f"django.security.{exc.__class__.__name__}").warning(str(exc))
+            session = None
+        if session is None or session.expire_date <= timezone.now():
+            self._session_key = None
+            return None
+        return session
