@@ -50,6 +50,7 @@ def main() -> None:
     setup_django(tempfile.mkdtemp(prefix="bench-orm-"))
     from django.contrib.auth.models import User
 
+    from webapp.accounts import backends
     from webapp.accounts.models import Classroom
     from webapp.attempts import access, actions, consumers, live, tasks
     from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
@@ -90,6 +91,7 @@ def main() -> None:
         ("her unfinished attempts (the submit)", actions._UNFINISHED,
          {"student": student.pk, "exercise": exercise.pk}),
         ("a session, by its key", sessions._BY_KEY, {"key": session_key}),
+        ("the signed-in user", backends._USER_BY_PK, {"pk": student.pk}),
     ]  # fmt: skip
     print(f"CPU per read, {args.reads} reads each (µs); plain = the queryset, compiled each time")
     for name, read, keys in reads:

@@ -1,7 +1,8 @@
 """PreparedRead (webapp/core/prepared.py): a hot read's SQL compiled once, then run with each
 call's keys. It must give what the plain queryset gives (the same rows, fields, converted
 values, deferred fields and select_related objects), in one query, for any keys; and it must
-refuse a read whose keys it cannot place rather than run it with the wrong ones."""
+refuse a read whose keys it cannot place rather than run it with the wrong ones. save_fields
+must write what Django's save(update_fields=...) writes."""
 
 from __future__ import annotations
 
@@ -233,3 +234,59 @@ def test_submits_keep_one_progress_row_and_count_each(cast: Cast) -> None:
         found = actions._first_progress(cast.student, cast.exercise)
     assert (found.pk, found.attempts) == (progress.pk, 5)
     assert Progress.objects.filter(student=cast.student).count() == 1
+
+
+def _row(model: type[Model], pk: int) -> dict[str, Any]:
+    return model.objects.filter(pk=pk).values().get()
+
+
+def test_save_fields_writes_what_djangos_save_writes(cast: Cast) -> None:
+    from django.utils import timezone
+
+    from webapp.core.prepared import save_fields
+
+    made = [
+        Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="  rfl")
+        for _ in range(2)
+    ]
+    fields = ["status", "valid", "check_result", "tactics", "finished_at", "status_detail"]
+    for attempt, value in zip(made, ({"a": [1, "ü"]}, None), strict=True):
+        attempt.status = Attempt.Status.DONE
+        attempt.valid = False
+        attempt.check_result = value
+        attempt.tactics = [{"line": 1}]
+        attempt.finished_at = timezone.now()
+        attempt.status_detail = 'it\'s "quoted"; -- not SQL'
+    twin = Attempt.objects.get(pk=made[1].pk)
+    made[0].save(update_fields=fields)  # Django's
+    assert save_fields(made[1], fields) == 1
+    django_row, ours = _row(Attempt, made[0].pk), _row(Attempt, made[1].pk)
+    for name in ("status", "valid", "tactics", "status_detail"):
+        assert ours[name] == django_row[name], name
+    assert ours["check_result"] is None and django_row["check_result"] == {"a": [1, "ü"]}
+    assert ours["finished_at"] == made[1].finished_at
+    twin.refresh_from_db()
+    assert twin.valid is False and twin.finished_at == made[1].finished_at
+    assert twin.status_detail == 'it\'s "quoted"; -- not SQL'
+
+    progress = Progress.objects.create(student=cast.student, exercise=cast.exercise)
+    progress.attempts, progress.last_attempt = 4, made[0]
+    assert save_fields(progress, ["attempts", "last_attempt"]) == 1
+    assert (
+        _row(Progress, progress.pk)["attempts"],
+        _row(Progress, progress.pk)["last_attempt_id"],
+    ) == (4, made[0].pk)
+    reverse = next(f.name for f in Exercise._meta.get_fields() if not f.concrete)
+    with pytest.raises(TypeError, match="not a column"):
+        save_fields(cast.exercise, [reverse])  # another table's relation to this one
+
+
+def test_save_fields_with_expect_updates_only_a_row_that_holds_those_values(cast: Cast) -> None:
+    from webapp.core.prepared import save_fields
+
+    attempt = Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="  rfl")
+    attempt.status, attempt.claimed_by = Attempt.Status.CHECKING, "first"
+    assert save_fields(attempt, ["status", "claimed_by"], expect={"status": "queued"}) == 1
+    attempt.claimed_by = "second"
+    assert save_fields(attempt, ["status", "claimed_by"], expect={"status": "queued"}) == 0
+    assert _row(Attempt, attempt.pk)["claimed_by"] == "first"

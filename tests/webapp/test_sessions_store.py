@@ -60,3 +60,35 @@ def test_a_signed_in_user_stays_signed_in(cast: Cast) -> None:
     assert page.status_code == 200 and page.context["user"] == cast.student
     client.logout()
     assert client.get(cast.exercise.get_absolute_url()).status_code == 302
+
+
+def test_sessions_signed_in_through_djangos_backend_stay_signed_in(cast: Cast) -> None:
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    from webapp.accounts.backends import BACKEND, DJANGOS_BACKEND
+
+    assert settings.AUTHENTICATION_BACKENDS == [BACKEND]
+    key = _saved(
+        {
+            SESSION_KEY: str(cast.student.pk),
+            BACKEND_SESSION_KEY: DJANGOS_BACKEND,  # as every session made before
+            HASH_SESSION_KEY: cast.student.get_session_auth_hash(),
+        }
+    )
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = key
+    page = client.get(cast.exercise.get_absolute_url())
+    assert page.status_code == 200 and page.context["user"] == cast.student
+
+
+def test_the_signed_in_user_is_read_in_one_query_and_an_inactive_one_is_not(cast: Cast) -> None:
+    from webapp.accounts.backends import AccountBackend
+
+    backend = AccountBackend()
+    with CaptureQueriesContext(connection) as queries:
+        assert backend.get_user(cast.student.pk) == cast.student
+    assert len(queries) == 1
+    assert backend.get_user(10**6) is None
+    cast.student.is_active = False
+    cast.student.save()
+    assert backend.get_user(cast.student.pk) is None  # as ModelBackend: not signed in

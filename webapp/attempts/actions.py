@@ -14,7 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, CuratedFeedback, Progress, Suggestion
-from webapp.core.prepared import PreparedRead
+from webapp.core.prepared import PreparedRead, save_fields
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
         attempt.superseded_pks = superseded  # type: ignore[attr-defined]
         progress.attempts += 1
         progress.last_attempt = attempt
-        progress.save(update_fields=["attempts", "last_attempt"])
+        save_fields(progress, ["attempts", "last_attempt"])
         transaction.on_commit(lambda: enqueue_check(attempt))
         if superseded:
             transaction.on_commit(lambda: _push_all(superseded))

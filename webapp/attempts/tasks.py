@@ -14,7 +14,7 @@ from webapp.attempts import checking, live
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
-from webapp.core.prepared import PreparedRead
+from webapp.core.prepared import PreparedRead, save_fields
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -79,12 +79,12 @@ def _claim(attempt: Attempt, message: str) -> bool:
     redelivery after its worker was lost, or a retry); another copy of the check (the sweeper
     re-queued it while the first message was still on the queue) steps aside."""
     claim = {"status": Attempt.Status.CHECKING, "started_at": timezone.now(), "claimed_by": message}
-    took = Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(**claim)
-    if took:  # the row now holds exactly these values
-        for name, value in claim.items():
-            setattr(attempt, name, value)
-        live.push(attempt, step=True)
+    for name, value in claim.items():
+        setattr(attempt, name, value)
+    if save_fields(attempt, list(claim), expect={"status": Attempt.Status.QUEUED}):
+        live.push(attempt, step=True)  # the row holds exactly these values
         return True
+    # Taken meanwhile: what the row holds now.
     attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
     return not attempt.is_finished and attempt.claimed_by == message
 
@@ -144,7 +144,7 @@ def _store_check(
             {**t.to_dict(), "line": t.line - offset, "end_line": t.end_line - offset}
             for t in result.tactics
         ]
-        attempt.save(update_fields=fields)
+        save_fields(attempt, fields)
         if stored_before:
             attempt.diagnostics.all().delete()
         rows = [
@@ -203,7 +203,7 @@ def _finish(
                 Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
                 for line, text, kind in coach.suggestions
             )
-        attempt.save(update_fields=fields)
+        save_fields(attempt, fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)
     live.push(attempt)

@@ -17,6 +17,9 @@ the first call: a read whose shape depends on its keys cannot be prepared). Quer
 prefetch_related, values() or annotations that need their own iterator are refused the same
 way. Queries go through the connection's cursor, so execute wrappers, query logging and
 transactions see them as any other.
+
+save_fields() does the same for the saves a check makes three times (its claim, Lean's answer,
+the end state): save(update_fields=...) with its UPDATE written once per model and fields.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Model, QuerySet
+from django.db.models import Field, Model, QuerySet
 from django.db.models.query import (  # type: ignore[attr-defined]  # internal, as ModelIterable's
     ModelIterable,
     get_related_populators,
@@ -163,3 +166,51 @@ def _instances(compiler: SQLCompiler, rows: list[Any], using: str) -> list[Any]:
             setattr(instance, name, row[position])
         instances.append(instance)
     return instances
+
+
+# UPDATE statements by (model, columns set, columns expected, database): written once.
+_UPDATES: dict[tuple[Any, ...], str] = {}
+
+
+def save_fields(
+    instance: Model,
+    fields: list[str],
+    *,
+    expect: dict[str, Any] | None = None,
+    using: str = DEFAULT_DB_ALIAS,
+) -> int:
+    """instance.save(update_fields=fields) for a row that exists, with its UPDATE written
+    once per model and fields rather than compiled on every save (a check saves its attempt
+    three times). `expect`: only where these columns hold these values (a claim: where the
+    status is still "queued"). Returns the rows updated (0 or 1). As save(update_fields)
+    does: each field's pre_save and conversion for the database; unlike it, no pre_save or
+    post_save signals (none of the models saved this way has receivers)."""
+    meta = instance._meta
+    expect = expect or {}
+    connection = connections[using]
+    key = (meta.label, tuple(fields), tuple(expect), using, connection.vendor)
+    sql = _UPDATES.get(key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(f"{quote(_column(meta, name).column)} = %s" for name in fields)
+        where = [_column(meta, "pk").column, *(_column(meta, name).column for name in expect)]
+        conditions = " AND ".join(f"{quote(column)} = %s" for column in where)
+        sql = f"UPDATE {quote(meta.db_table)} SET {columns} WHERE {conditions}"
+        _UPDATES[key] = sql
+    values = []
+    for name in fields:
+        field = _column(meta, name)
+        values.append(field.get_db_prep_save(field.pre_save(instance, False), connection))
+    values.append(_column(meta, "pk").get_db_prep_value(instance.pk, connection))
+    for name, value in expect.items():
+        values.append(_column(meta, name).get_db_prep_value(value, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        return int(cursor.rowcount)
+
+
+def _column(meta: Any, name: str) -> Field[Any, Any]:
+    field = meta.pk if name == "pk" else meta.get_field(name)
+    if not isinstance(field, Field) or not field.concrete:
+        raise TypeError(f"{meta.label}.{name} is not a column of its table")
+    return field

@@ -191,8 +191,10 @@ CACHES = {
     }
 }
 
-# Django's database sessions, with the read every request makes compiled once.
+# Django's database sessions and model backend, with the reads every request makes (the
+# session, the signed-in user) compiled once.
 SESSION_ENGINE = "webapp.core.sessions"
+AUTHENTICATION_BACKENDS = ["webapp.accounts.backends.AccountBackend"]
 
 # Celery (read by webapp.celery with namespace "CELERY").
 CELERY_BROKER_URL = REDIS_URL
