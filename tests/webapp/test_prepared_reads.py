@@ -290,3 +290,19 @@ def test_save_fields_with_expect_updates_only_a_row_that_holds_those_values(cast
     attempt.claimed_by = "second"
     assert save_fields(attempt, ["status", "claimed_by"], expect={"status": "queued"}) == 0
     assert _row(Attempt, attempt.pk)["claimed_by"] == "first"
+
+
+def test_the_models_saved_without_signals_have_no_receivers() -> None:
+    from django.db.models.signals import post_save, pre_save
+
+    # save_fields sends no signals: a receiver added to these models would be skipped.
+    for model in (Attempt, Progress):
+        assert not pre_save.has_listeners(model) and not post_save.has_listeners(model)
+
+
+def test_save_fields_refuses_to_expect_null(cast: Cast) -> None:
+    from webapp.core.prepared import save_fields
+
+    attempt = Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="  rfl")
+    with pytest.raises(TypeError, match="NULL"):
+        save_fields(attempt, ["status"], expect={"started_at": None})

@@ -4,11 +4,11 @@ Django compiles a queryset's SQL each time it runs it. For the reads behind ever
 submit, check and live socket (her exercise with its course, her attempt with what its page
 shows, the check's attempt, its messages and suggestions) compiling was most of the read's
 CPU: her attempt with its exercise, course and student took 0.90 ms, the database's own
-answer 0.07 of it; prepared, 0.18 ms, and the other reads 5 to 7 times less as well
-(bench/bench_orm_reads.py). A PreparedRead builds its queryset once per
-database with stand-in keys, compiles it, and from then on runs that SQL with each call's
-keys and makes the model instances from the rows as Django's ModelIterable does (its
-converters, deferred fields and select_related objects included).
+answer 0.07 of it; prepared, 0.18 ms, and the other reads 3 to 14 times less than before
+(bench/bench_orm_reads.py). A PreparedRead builds its queryset once per database with
+stand-in keys, compiles it, and from then on runs that SQL with each call's keys and makes
+the model instances from the rows as Django's ModelIterable does (its converters, deferred
+fields and select_related objects included).
 
 Only keys vary between calls, and each is an integer or a string compared for equality (a
 primary or foreign key, a slug): every stand-in must appear exactly once among the compiled
@@ -187,6 +187,8 @@ def save_fields(
     post_save signals (none of the models saved this way has receivers)."""
     meta = instance._meta
     expect = expect or {}
+    if any(value is None for value in expect.values()):
+        raise TypeError("`column = NULL` matches no row: expect values must not be None")
     connection = connections[using]
     key = (meta.label, tuple(fields), tuple(expect), using, connection.vendor)
     sql = _UPDATES.get(key)
