@@ -95,3 +95,24 @@ def test_continual_distillation_is_scheduled_only_when_asked() -> None:
         code, DJANGO_SETTINGS_MODULE="webapp.settings.dev", LEANCOACH_CONTINUAL_EVERY_H="6"
     )
     assert on.stdout.strip() == f"{6 * 3600} lean.sweep_stale", on.stderr
+
+
+@pytest.mark.parametrize("setting, prepared", [(None, True), ("0", False)])
+def test_postgresql_keeps_repeated_queries_prepared_unless_told_not_to(
+    pg_database: tuple[str, object], setting: str | None, prepared: bool
+) -> None:
+    url, _ = pg_database
+    code = (
+        "from django.db import connection\n"
+        "for _ in range(3):\n"
+        "    with connection.cursor() as c: c.execute('SELECT %s::int + 1', [41])\n"
+        "with connection.cursor() as c:\n"
+        "    c.execute('SELECT count(*) FROM pg_prepared_statements')\n"
+        "    print(c.fetchone()[0])"
+    )
+    env = {"DB_PREPARED_STATEMENTS": setting} if setting else {}
+    result = _django_python(
+        code, DJANGO_SETTINGS_MODULE="webapp.settings.dev", DATABASE_URL=url, **env
+    )
+    assert result.returncode == 0, result.stderr
+    assert (int(result.stdout.strip().splitlines()[-1]) > 0) is prepared

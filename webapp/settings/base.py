@@ -137,6 +137,15 @@ def _database_from_env() -> dict[str, Any]:
         config: dict[str, Any] = dict(
             dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=True)
         )
+        if env_bool("DB_PREPARED_STATEMENTS", True) and config["ENGINE"].endswith("postgresql"):
+            # Parameters bound by the server, and a query a connection has run twice kept
+            # prepared there: PostgreSQL stops parsing and planning the same few queries on
+            # every request (Django's default sends each as text with its values quoted in).
+            # Measured on 2 cores with the server on them (docs/OPERATIONS.md): her exercise
+            # page 12.6 -> 9.1 ms. Twice, not psycopg's 5: a burst spreads its submits over
+            # every pooled connection. A PgBouncer in transaction mode before 1.21 cannot
+            # keep prepared statements: set DB_PREPARED_STATEMENTS=0 there.
+            config.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=2)
         if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
             # Django's ASGI handler runs each request's sync code in a thread of its own, and
             # connections are per thread: every request in flight held a server connection of
