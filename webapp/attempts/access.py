@@ -55,7 +55,9 @@ def visible_attempt(user: Any, pk: int, *, defer: tuple[str, ...] = ()) -> Attem
     check first. Anyone else's attempt takes the whole rule after that first miss."""
     if not getattr(user, "is_authenticated", False):
         return None
-    own_read = _OWN_ATTEMPT.get(defer) or _own_attempt_read(defer)
+    own_read = _OWN_ATTEMPT.get(defer)
+    if own_read is None:  # another shape: prepared once and kept, like the two above
+        own_read = _OWN_ATTEMPT.setdefault(defer, _own_attempt_read(defer))
     own = own_read.first(pk=pk, student=user.pk)
     if own is not None:
         return own

@@ -10,13 +10,11 @@ project's (webapp/accounts/backends.py), which is that backend with its user rea
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.contrib.sessions.models import Session
-from django.core.exceptions import SuspiciousOperation
 from django.utils import timezone
 
 from webapp.accounts.backends import BACKEND, DJANGOS_BACKEND
@@ -35,11 +33,7 @@ class SessionStore(DatabaseSessionStore):
         return data
 
     def _get_session_from_db(self) -> Any:
-        try:
-            session = _BY_KEY.first(key=self.session_key)
-        except SuspiciousOperation as exc:  # as Django's store: logged, and no session
-            logging.getLogger(f"django.security.{exc.__class__.__name__}").warning(str(exc))
-            session = None
+        session = _BY_KEY.first(key=self.session_key)
         if session is None or session.expire_date <= timezone.now():
             self._session_key = None
             return None

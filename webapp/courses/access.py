@@ -21,8 +21,7 @@ def visible_courses(user: Any) -> QuerySet[Course]:
     return (taught | joined).distinct()
 
 
-def _in_her_classes(**lookup: Any) -> QuerySet[Exercise]:
-    student = lookup.pop("student")
+def _in_her_classes(student: int, **lookup: Any) -> QuerySet[Exercise]:
     joined = Exercise.objects.select_related("world__course")
     return joined.filter(world__course__classrooms__students=student, **lookup)[:1]
 
@@ -31,12 +30,10 @@ def _in_her_classes(**lookup: Any) -> QuerySet[Exercise]:
 # socket use, compiled once (webapp/core/prepared.py: 0.73 -> 0.11 ms a read).
 _JOINED = {
     frozenset({"pk"}): PreparedRead(
-        lambda student, pk: _in_her_classes(student=student, pk=pk), student=int, pk=int
+        lambda student, pk: _in_her_classes(student, pk=pk), student=int, pk=int
     ),
     frozenset({"world__course__slug", "name"}): PreparedRead(
-        lambda student, slug, name: _in_her_classes(
-            student=student, world__course__slug=slug, name=name
-        ),
+        lambda student, slug, name: _in_her_classes(student, world__course__slug=slug, name=name),
         student=int,
         slug=str,
         name=str,
@@ -47,7 +44,7 @@ _JOINED = {
 def _joined_exercise(user: Any, lookup: dict[str, Any]) -> Exercise | None:
     read = _JOINED.get(frozenset(lookup))
     if read is None:  # another lookup: the same read, compiled as it runs
-        return next(iter(_in_her_classes(student=user.pk, **lookup)), None)
+        return next(iter(_in_her_classes(user.pk, **lookup)), None)
     keys = {"slug" if k == "world__course__slug" else k: v for k, v in lookup.items()}
     return read.first(student=user.pk, **keys)
 
