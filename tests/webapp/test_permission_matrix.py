@@ -213,9 +213,10 @@ ROUTES: dict[str, Route] = {
     ),
     "attempts:detail": Route(only(200, SAMS_WORK, others=404), kwargs=pk_of("attempt")),
     "attempts:live": Route(only(200, SAMS_WORK, others=404), kwargs=pk_of("attempt")),
-    # An unknown mode is refused (redirect back with the message); Uma has no such course.
+    # An unknown mode is refused (redirect back with the message); Uma has no such course
+    # (404, as for an exercise that does not exist: tests/webapp/test_provers_views.py).
     "provers:ask": Route(
-        members(302, outsider=403),
+        members(302, outsider=404),
         method="post",
         kwargs=lambda w: {"exercise_id": w.cast.exercise.pk},
         data=lambda w: {"mode": "magic"},
