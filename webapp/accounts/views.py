@@ -184,9 +184,24 @@ def classroom_training(request: AuthedRequest, pk: int) -> HttpResponse:
     )
 
 
+def login_bucket(group: str, request: HttpRequest) -> str:
+    """The failed-login bucket of one username tried from one client address: a django-
+    ratelimit key function (called as key(group, request), django_ratelimit/core.py
+    `get_usage`). Names are compared as typed but without case or surrounding spaces, so
+    "Tess" and " tess" share a bucket. With the address in the key, failures typed from
+    elsewhere never lock her out of her own client."""
+    name = str(request.POST.get("username", "")).strip().lower()[:150]
+    return f"{name}@{request.META.get('REMOTE_ADDR', '')}"
+
+
 class ThrottledLoginView(LoginView):
-    """Django's login, refused for a while after too many failed tries from one client or on
-    one username (settings.RATE_LIMITS["login"]); only failures count."""
+    """Django's login, refused for a while after too many failed tries of one username from
+    one client address (settings.RATE_LIMITS["login"]) or of any usernames from one address
+    (RATE_LIMITS["login_client"], higher: a school's pupils may share one address); only
+    failures count. No bucket is keyed by the username alone: ten wrong passwords typed
+    anywhere else must not lock a teacher out of her own account. The address is the
+    connection's (REMOTE_ADDR): `make run` serves with --no-proxy-headers, so a forged
+    X-Forwarded-For changes nothing."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if self._over(request, count=False):
@@ -207,6 +222,6 @@ class ThrottledLoginView(LoginView):
 
     @staticmethod
     def _over(request: HttpRequest, *, count: bool) -> bool:
-        by_ip = over_limit(request, "login", key="ip", count=count)
-        by_name = over_limit(request, "login", key="post:username", count=count)
-        return by_ip or by_name
+        by_name_here = over_limit(request, "login", key=login_bucket, count=count)
+        by_client = over_limit(request, "login_client", key="ip", count=count)
+        return by_name_here or by_client

@@ -50,5 +50,8 @@ RATE_LIMITS = {
     "submit": env_str("LEANCOACH_RATE_SUBMIT", "20/m") or "20/m",
     "prover": env_str("LEANCOACH_RATE_PROVER", "10/h") or "10/h",
     "join": env_str("LEANCOACH_RATE_JOIN", "10/10m") or "10/10m",
-    "login": env_str("LEANCOACH_RATE_LOGIN", "10/10m") or "10/10m",  # failed logins
+    # Failed logins of one username from one client address, and of any usernames from one
+    # address (a school's pupils may share one address behind its NAT: higher).
+    "login": env_str("LEANCOACH_RATE_LOGIN", "10/10m") or "10/10m",
+    "login_client": env_str("LEANCOACH_RATE_LOGIN_CLIENT", "100/10m") or "100/10m",
 }
