@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from webapp.accounts.models import Classroom
+from webapp.accounts.models import Classroom, SchoolSignIn
 from webapp.courses.models import Course
 
 
@@ -57,3 +57,15 @@ def do_set_classroom_training_consent(classroom: Classroom, enabled: bool) -> Cl
         classroom.use_for_training = enabled
         classroom.save(update_fields=["use_for_training"])
     return classroom
+
+
+def do_set_school_sign_in(user: User, allowed: bool) -> None:
+    """Allow school sign-in by e-mail address for her account, or take it back (with the
+    school logins it linked: webapp.accounts.sso)."""
+    from webapp.accounts.sso import forget_school_logins
+
+    with transaction.atomic():
+        if allowed:
+            SchoolSignIn.objects.get_or_create(user=user)
+        else:
+            forget_school_logins(user)

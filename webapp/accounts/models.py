@@ -41,3 +41,18 @@ class Classroom(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class SchoolSignIn(models.Model):
+    """Her consent: school sign-in (OpenID Connect) may open this account when the school
+    vouches for its e-mail address (webapp.accounts.sso). Students and teachers give it from
+    their page while signed in; staff, admins and superusers never get linked by address.
+    Deleting the row takes it back (and the school logins it linked)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="school_sign_in"
+    )
+    allowed_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"school sign-in allowed for {self.user_id}"

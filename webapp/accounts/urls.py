@@ -7,6 +7,7 @@ from webapp.accounts import views
 app_name = "accounts"
 urlpatterns = [
     path("me/", views.dashboard, name="dashboard"),
+    path("me/school-sign-in/", views.school_sign_in, name="school_sign_in"),
     path("classes/join/", views.join_classroom, name="join"),
     path("classes/new/", views.create_classroom, name="create_classroom"),
     path("classes/<int:pk>/", views.classroom_detail, name="classroom"),

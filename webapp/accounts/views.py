@@ -21,7 +21,7 @@ from webapp.accounts.actions import (
     do_set_prover_full_proofs,
 )
 from webapp.accounts.http import AuthedRequest
-from webapp.accounts.models import Classroom
+from webapp.accounts.models import Classroom, SchoolSignIn
 from webapp.accounts.roles import is_admin, is_student, is_teacher
 from webapp.assignments.standing import due_for
 from webapp.core.limits import limit_message, over_limit
@@ -61,8 +61,38 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
         "joined": Classroom.objects.filter(students=user).select_related("teacher"),
         "all_courses": Course.objects.all(),
         "due": due_for(user) if is_student(user) else [],
+        "school_sign_in": _school_sign_in_state(user),
     }
     return render(request, "accounts/dashboard.html", context)
+
+
+def _school_sign_in_state(user: Any) -> str:
+    """ "allowed" / "off" for a student or teacher, "" when school sign-in is not offered
+    (no provider, or an account it never opens)."""
+    from webapp.accounts.sso import is_privileged, providers
+
+    if not providers() or is_privileged(user) or not (is_student(user) or is_teacher(user)):
+        return ""
+    return "allowed" if SchoolSignIn.objects.filter(user=user).exists() else "off"
+
+
+@login_required
+@require_POST
+def school_sign_in(request: AuthedRequest) -> HttpResponse:
+    """Her consent to school sign-in by e-mail address (webapp.accounts.sso), on or off."""
+    from webapp.accounts.actions import do_set_school_sign_in
+
+    if not _school_sign_in_state(request.user):
+        return _forbidden(request, "school sign-in for this account")
+    allowed = request.POST.get("allowed") == "on"
+    do_set_school_sign_in(request.user, allowed)
+    messages.success(
+        request,
+        "Your school's sign-in may now open this account."
+        if allowed
+        else "School sign-in no longer opens this account; sign in with your password.",
+    )
+    return redirect("accounts:dashboard")
 
 
 @login_required

@@ -308,8 +308,10 @@ if _lti_config:
     LTI_TOOL = load_tool(_lti_config, env_str("LEANCOACH_LTI_PRIVATE_KEY", "") or "")
 
 # School sign-in (webapp.accounts.sso, django-allauth): providers from the JSON file named by
-# LEANCOACH_OIDC_CONFIG (webapp.accounts.sso_settings); none by default. Accounts link by an
-# e-mail address the provider says is verified; a first sign-in makes a student account.
+# LEANCOACH_OIDC_CONFIG (webapp.accounts.sso_settings); none by default. A verified address
+# opens only a student or teacher account that allowed it (or in an allow-listed domain),
+# never staff, admins or superusers: the adapter's authenticate_by_email decides, and
+# EMAIL_AUTHENTICATION only lets allauth ask it; a first sign-in makes a student account.
 from webapp.accounts.sso_settings import load_providers  # noqa: E402
 
 SOCIALACCOUNT_PROVIDERS: dict[str, Any] = {
@@ -321,6 +323,7 @@ SOCIALACCOUNT_PROVIDERS: dict[str, Any] = {
 SOCIALACCOUNT_ADAPTER = "webapp.accounts.sso.SchoolAccountAdapter"
 SOCIALACCOUNT_AUTO_SIGNUP = True
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = True
+# A login the adapter matched by address is linked, so later ones go by the provider's `sub`.
 SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
 SOCIALACCOUNT_STORE_TOKENS = False
 ACCOUNT_EMAIL_VERIFICATION = "none"
