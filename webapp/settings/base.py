@@ -50,6 +50,10 @@ INSTALLED_APPS = [
 # against 1.05-1.45 s unlimited (bench/bench_web.py, docs/OPERATIONS.md); 0: no limit.
 WEB_THREADS = env_int("LEANCOACH_WEB_THREADS", 2)
 
+# Live sockets one signed-in user may hold open across every web process (webapp/core/
+# sockets.py; a page holds one or two); past it a socket is closed with code 4429. 0: no cap.
+WS_PER_USER = env_int("LEANCOACH_WS_PER_USER", 20)
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
