@@ -14,4 +14,5 @@ urlpatterns = [
     path("classes/<int:pk>/courses/", views.classroom_courses, name="classroom_courses"),
     path("classes/<int:pk>/prover/", views.classroom_prover, name="classroom_prover"),
     path("classes/<int:pk>/training/", views.classroom_training, name="classroom_training"),
+    path("course-grants/<slug:slug>/", views.course_grants, name="course_grants"),
 ]

@@ -10,12 +10,15 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from webapp.accounts.access import courses_she_may_teach
 from webapp.accounts.actions import (
     InvalidInput,
     do_create_classroom,
+    do_grant_course,
     do_join_classroom,
+    do_revoke_course,
     do_set_classroom_courses,
     do_set_classroom_training_consent,
     do_set_prover_full_proofs,
@@ -59,7 +62,7 @@ def dashboard(request: AuthedRequest) -> HttpResponse:
         "progress": class_progress([user], list(visible_courses(user)))[0],
         "taught": Classroom.objects.filter(teacher=user).prefetch_related("courses", "students"),
         "joined": Classroom.objects.filter(students=user).select_related("teacher"),
-        "all_courses": Course.objects.all(),
+        "all_courses": courses_she_may_teach(user),
         "due": due_for(user) if is_student(user) else [],
         "school_sign_in": _school_sign_in_state(user),
     }
@@ -117,8 +120,8 @@ def join_classroom(request: AuthedRequest) -> HttpResponse:
 def create_classroom(request: AuthedRequest) -> HttpResponse:
     if not is_teacher(request.user):
         return _forbidden(request, "creating classes (teachers only)")
-    courses = list(Course.objects.filter(pk__in=request.POST.getlist("courses")))
     try:
+        courses = _courses_she_picked(request)
         classroom = do_create_classroom(request.user, request.POST.get("name", ""), courses)
     except InvalidInput as exc:
         messages.error(request, str(exc))
@@ -145,7 +148,7 @@ def classroom_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "classroom": classroom,
         "courses": courses,
         "rows": rows,
-        "all_courses": Course.objects.all(),
+        "all_courses": courses_she_may_teach(request.user),
         "prover_runs": runs.distinct().defer(*HEAVY_RUN_FIELDS)[:CLASS_RUNS_SHOWN],
         "prover_run_count": runs.distinct().count(),
         "assignments": classroom.assignments.order_by("due_at", "pk"),
@@ -159,11 +162,50 @@ def classroom_courses(request: AuthedRequest, pk: int) -> HttpResponse:
     classroom = _get_classroom_for_user(request, pk)
     if classroom is None:
         return _forbidden(request, "this class")
-    do_set_classroom_courses(
-        classroom, list(Course.objects.filter(pk__in=request.POST.getlist("courses")))
-    )
-    messages.success(request, "Courses updated.")
+    try:
+        do_set_classroom_courses(classroom, _courses_she_picked(request))
+    except InvalidInput as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Courses updated.")
     return redirect("accounts:classroom", pk=classroom.pk)
+
+
+def _courses_she_picked(request: AuthedRequest) -> list[Course]:
+    """The form's courses, every one of them hers to teach (an admin granted it); anything
+    else is refused as a whole, so nothing is half-saved."""
+    picked = request.POST.getlist("courses")
+    ids = {int(pk) for pk in picked if pk.isascii() and pk.isdigit() and len(pk) <= 18}
+    courses = list(courses_she_may_teach(request.user).filter(pk__in=ids))
+    if len(ids) != len(picked) or len(courses) != len(ids):
+        raise InvalidInput(
+            "You can add only the courses an admin granted you; ask an admin for another."
+        )
+    return courses
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def course_grants(request: AuthedRequest, slug: str) -> HttpResponse:
+    """Admins: which teachers may add this course to their classes; grant and take back."""
+    if not is_admin(request.user):
+        return _forbidden(request, "the course's teachers (admins only)")
+    course = Course.objects.filter(slug=slug).first()
+    if course is None:
+        return _forbidden(request, f"the course “{slug}”")
+    if request.method == "POST":
+        try:
+            if request.POST.get("revoke"):
+                do_revoke_course(course, request.POST["revoke"])
+                messages.success(request, "Taken back: her classes keep what they have.")
+            else:
+                teacher = do_grant_course(course, request.POST.get("username", ""), request.user)
+                messages.success(request, f"{teacher.username} may now use {course.title}.")
+        except InvalidInput as exc:
+            messages.error(request, str(exc))
+        return redirect("accounts:course_grants", slug=course.slug)
+    grants = course.grants.select_related("teacher", "granted_by").order_by("teacher__username")
+    return render(request, "accounts/course_grants.html", {"course": course, "grants": grants})
 
 
 def _switch_class_setting(
