@@ -175,7 +175,7 @@ def test_a_running_run_is_asked_to_stop(client: Client, cast: Cast, sams_run: Pr
     response = client.post(reverse("provers:cancel", args=[sams_run.pk]), HTTP_HX_REQUEST="true")
     sams_run.refresh_from_db()
     assert sams_run.status == "running" and sams_run.cancel_requested
-    assert "Cancelling…" in response.content.decode()
+    assert "process ends within 5 seconds" in response.content.decode()
 
 
 def test_others_cannot_cancel(client: Client, cast: Cast, sams_run: ProverRun) -> None:

@@ -243,8 +243,13 @@ PROVER_SEARCH_BUDGET = env_int("LEANCOACH_PROVER_SEARCH_BUDGET", 64)
 # admins (console) and cron. `make run` then also starts Celery beat.
 CONTINUAL_EVERY_H = env_int("LEANCOACH_CONTINUAL_EVERY_H", 0)
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
-    # Ends or re-queues attempts and prover runs no worker will finish (webapp.attempts.sweeper).
-    "sweep-stale": {"task": "lean.sweep_stale", "schedule": SWEEP_EVERY_S},  # noqa: F405
+    # Ends or re-queues attempts and prover runs no worker will finish (webapp.attempts.sweeper),
+    # on SWEEP_QUEUE: where a worker consumes nothing else, it never waits behind work.
+    "sweep-stale": {
+        "task": "lean.sweep_stale",
+        "schedule": SWEEP_EVERY_S,  # noqa: F405
+        "options": {"queue": SWEEP_QUEUE},  # noqa: F405
+    },
 }
 if CONTINUAL_EVERY_H > 0:
     CELERY_BEAT_SCHEDULE["continual-distill"] = {
