@@ -168,7 +168,7 @@ def _database_from_env() -> dict[str, Any]:
     # SQLite keeps its persistent connections in the web too: they are file handles, not
     # server slots (measured: at most 21 open files per web process at 50 users plus 300
     # websockets), and opening one per request cost a third of a websocket's CPU.
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)  # sessions, password hashes
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "leancoach.sqlite3",
