@@ -138,6 +138,7 @@ def test_the_new_teacher_sees_only_what_the_student_did_since_joining(
     assert {shared["before"].pk, shared["after"].pk} <= tess
 
 
+@pytest.mark.django_db(transaction=True)
 async def test_the_attempt_socket_follows_the_same_rule(cast: Cast, shared: dict[str, Any]) -> None:
     from tests.webapp.test_console_consumers import connect
 
@@ -148,11 +149,6 @@ async def test_the_attempt_socket_follows_the_same_rule(cast: Cast, shared: dict
     communicator, connected = await connect(f"/ws/attempts/{after.pk}/", cast.other_teacher)
     assert connected
     await communicator.disconnect()
-
-
-test_the_attempt_socket_follows_the_same_rule = pytest.mark.django_db(transaction=True)(
-    test_the_attempt_socket_follows_the_same_rule
-)
 
 
 def test_a_seat_taken_again_keeps_its_first_date(cast: Cast) -> None:

@@ -89,19 +89,16 @@ class SocketCapMiddleware:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         user = scope.get("user")
         limit = int(getattr(settings, "WS_PER_USER", 0))
-        if (
-            scope["type"] != "websocket"
-            or limit <= 0
-            or not getattr(user, "is_authenticated", False)
-        ):
+        user_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
+        if scope["type"] != "websocket" or limit <= 0 or user_id is None:
             return await self.inner(scope, receive, send)
         try:
-            key = await _take_slot(user.pk, limit)  # type: ignore[union-attr]
+            key = await _take_slot(user_id, limit)
         except Exception as exc:  # noqa: BLE001 - redis-py raises many types
             log.warning("socket cap not checked (cache unreachable): %s", exc)
             return await self.inner(scope, receive, send)
         if key is None:
-            log.info("user %s has %s live sockets: refused one more", user.pk, limit)  # type: ignore[union-attr]
+            log.info("user %s has %s live sockets: refused one more", user_id, limit)
             return await _refuse(receive, send)
         keeper = asyncio.create_task(_keep_alive(key))
         try:
