@@ -3,7 +3,8 @@ the host's protocol (one JSON object per line: {"run": ...} and {"cancel": true}
 ...} and {"result": ...} out, as tutor.prover.host's module docstring specifies) but, like a
 model generation that polls nothing, never stops for a cancel: it sends the run's `started`
 event and then sleeps. Its process id goes to the file STUBBORN_HOST_PID_FILE names, so a test
-can tell whether the process was ended.
+can tell whether the process was ended, and, like the real child's Lean REPL, it starts a
+process of its own (a `sleep`), whose id goes to STUBBORN_HOST_PID_FILE + ".child".
 
     FAKE_HOST_FINISH_AFTER_S=N   answer a result after N seconds instead (a run that ends)
 """
@@ -12,13 +13,17 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
 
 def main() -> None:
     pid_file = os.environ.get("STUBBORN_HOST_PID_FILE")
+    helper = subprocess.Popen(["sleep", "600"])  # what a Lean REPL would be
     if pid_file:
+        with open(pid_file + ".child", "w") as out:
+            out.write(str(helper.pid))
         with open(pid_file, "w") as out:
             out.write(str(os.getpid()))
     finish_after = float(os.environ.get("FAKE_HOST_FINISH_AFTER_S", "0") or 0)

@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -75,8 +76,13 @@ class ProverHost:
         if self.proc is not None and (self.proc.poll() is not None or env != self.started_env):
             self.close()
         if self.proc is None:
+            # A process group of its own: a kill reaches what it started (its Lean REPLs).
             self.proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
             )
             self.started_env = env
         return self.proc
@@ -99,6 +105,8 @@ class ProverHost:
     def kill(self) -> None:
         proc, self.proc = self.proc, None
         if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.kill()
             proc.wait(timeout=10)
             for stream in (proc.stdin, proc.stdout):
@@ -233,6 +241,9 @@ def _serve(protocol: IO[str]) -> None:
             if message.get("cancel"):
                 cancel.set()
             elif "run" in message:
+                # A cancel always follows its run in the stream: clear the last run's here,
+                # not when the run starts, or a cancel sent right after the run is lost.
+                cancel.clear()
                 with arrived:
                     runs.append(message["run"])
                     arrived.notify()
@@ -244,7 +255,6 @@ def _serve(protocol: IO[str]) -> None:
             while not runs:
                 arrived.wait()
             request = runs.pop(0)
-        cancel.clear()
         search = SearchConfig(**request.get("search", {}))
         config = ProverConfig(
             mode=request["mode"], n=int(request.get("n", 1)), model=request.get("model"),
