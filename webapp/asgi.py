@@ -18,6 +18,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from webapp.core.sockets import SocketCapMiddleware  # noqa: E402
 from webapp.core.warmup import compile_templates, prepare_sending  # noqa: E402
 from webapp.routing import websocket_urlpatterns  # noqa: E402
 
@@ -30,7 +31,8 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            # The cap reads the signed-in user, so it sits inside the auth stack.
+            AuthMiddlewareStack(SocketCapMiddleware(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

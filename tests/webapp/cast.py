@@ -17,14 +17,17 @@ already has database access.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.utils import timezone
 
-from webapp.accounts.models import Classroom
-from webapp.courses.models import Course, Exercise, World
+from webapp.accounts.models import Classroom, Membership
+from webapp.courses.models import Course, CourseGrant, Exercise, World
 
 PASSWORD = "cast-password-123"
+JOINED = timezone.now() - timedelta(days=30)  # when the cast's students joined their classes
 
 
 @dataclass
@@ -73,6 +76,11 @@ def make_cast() -> Cast:
     other_classroom = Classroom.objects.create(name="Otto's class", teacher=other_teacher)
     other_classroom.students.add(other_student)
     other_classroom.courses.add(course)
+    # Both joined weeks ago: tests that date work in the past date it after they joined
+    # (a teacher sees a student's work from the day she joined: webapp.accounts.access).
+    Membership.objects.update(joined_at=JOINED)
+    for granted in (teacher, other_teacher):  # the course is theirs to teach
+        CourseGrant.objects.create(course=course, teacher=granted)
     return Cast(
         student=student,
         teacher=teacher,

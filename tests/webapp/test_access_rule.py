@@ -13,6 +13,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.webapp.cast import Cast, make_cast
 from tests.webapp.test_console_consumers import connect
@@ -62,14 +63,14 @@ def two(db: None) -> TwoClasses:
 
 
 def test_the_rule_itself(two: TwoClasses) -> None:
-    cast, course_b = two.cast, two.attempt.exercise.world.course_id
-    assert may_see_work(cast.other_teacher, cast.student.pk, course_b)
-    assert not may_see_work(cast.teacher, cast.student.pk, course_b)  # her student, not her course
-    assert may_see_work(cast.teacher, cast.student.pk, cast.course.pk)
-    assert not may_see_work(cast.other_teacher, cast.student.pk, cast.course.pk)
-    assert may_see_work(cast.student, cast.student.pk, course_b)  # her own work
-    assert not may_see_work(cast.other_student, cast.student.pk, course_b)
-    assert may_see_work(cast.admin, cast.student.pk, course_b)
+    cast, course_b, now = two.cast, two.attempt.exercise.world.course_id, timezone.now()
+    assert may_see_work(cast.other_teacher, cast.student.pk, course_b, now)
+    assert not may_see_work(cast.teacher, cast.student.pk, course_b, now)  # not her course
+    assert may_see_work(cast.teacher, cast.student.pk, cast.course.pk, now)
+    assert not may_see_work(cast.other_teacher, cast.student.pk, cast.course.pk, now)
+    assert may_see_work(cast.student, cast.student.pk, course_b, now)  # her own work
+    assert not may_see_work(cast.other_student, cast.student.pk, course_b, now)
+    assert may_see_work(cast.admin, cast.student.pk, course_b, now)
 
 
 def test_querysets_follow_the_rule(two: TwoClasses) -> None:

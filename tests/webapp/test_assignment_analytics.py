@@ -59,7 +59,7 @@ def _try(
 
 def _student(cast: Cast, name: str) -> User:
     user = User.objects.create_user(name)
-    cast.classroom.students.add(user)
+    cast.classroom.students.add(user, through_defaults={"joined_at": T0 - timedelta(days=1)})
     return user
 
 

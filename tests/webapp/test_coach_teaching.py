@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
@@ -45,7 +46,8 @@ def _attempt_with_advice(cast: Cast, text: str = "Check the name h.") -> Suggest
     return Suggestion.objects.create(attempt=attempt, line=1, text=text, source="compiler")
 
 
-def _advice(cast: Cast) -> list[tuple[int, str, str]]:
+def _advice(cast: Cast, student: User | None = None) -> list[tuple[int, str, str]]:
+    """The coach's advice to `student` (Sam by default, in Tess's class) on the mistake."""
     exercise = cast.exercise
     result = CheckResult(
         valid=False,
@@ -58,6 +60,7 @@ def _advice(cast: Cast) -> list[tuple[int, str, str]]:
         result,
         exercise.reference_proof,
         exercise_id=exercise.pk,
+        student_id=(student or cast.student).pk,
     )
     return outcome.suggestions
 

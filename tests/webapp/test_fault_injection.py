@@ -31,6 +31,12 @@ def _send_check(url: str, attempt_pk: int) -> str:
     return str(result.id)
 
 
+def _password(url: str) -> str:
+    """The password of an embedded Redis's URL: a restart of the same server takes it again
+    (the web and the workers keep the URL they started with)."""
+    return str(redis.connection.parse_url(url)["password"])
+
+
 def _queued_ids(url: str) -> list[str]:
     raw = redis.Redis.from_url(url).lrange("lean", 0, -1)
     return [json.loads(item)["headers"]["id"] for item in raw]
@@ -46,7 +52,7 @@ def test_a_killed_and_restarted_redis_keeps_the_queued_check(tmp_path: Path) -> 
         time.sleep(1.5)  # appendfsync everysec: the write reaches the disk within a second
         os.kill(proc.pid, signal.SIGKILL)  # no shutdown save: only the append-only file remains
         proc.wait(timeout=10)
-        proc, url = start_redis(port, data)
+        proc, url = start_redis(port, data, password=_password(url))
         assert _queued_ids(url) == [task_id]
     finally:
         proc.terminate()
@@ -252,7 +258,7 @@ def test_redis_stopped_during_a_burst_of_submits_loses_no_attempt(tmp_path: Path
             t1 = time.monotonic()
             codes += [submit(i) for i in range(3, 6)]
             t2 = time.monotonic()
-            redis_proc, url = start_redis(port, data)
+            redis_proc, url = start_redis(port, data, password=_password(url))
             codes += [submit(i) for i in range(6, 9)]
             t3 = time.monotonic()
         print(f"submits: up {t1 - t0:.1f}s, down {t2 - t1:.1f}s, back {t3 - t2:.1f}s")
@@ -276,3 +282,145 @@ def test_redis_stopped_during_a_burst_of_submits_loses_no_attempt(tmp_path: Path
             proc.wait(timeout=10)
         redis_proc.terminate()
         redis_proc.wait(timeout=10)
+
+
+@pytest.mark.timeout(150)
+def test_a_worker_killed_with_its_pool_has_its_check_requeued_when_a_worker_comes_back(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of the whole worker (main process and pool) mid-check: nothing acknowledges or
+    rejects the message, which the broker would redeliver only after its visibility timeout
+    (an hour). The next worker to connect re-queues the check it finds cut off
+    (webapp.celery.CutOffWork), well within a minute, without the periodic sweeper."""
+    proc, url = start_redis()
+    workers: list[subprocess.Popen[bytes]] = []
+    try:
+        env = _stack_env(tmp_path, url)
+        _manage(env, "migrate", "--noinput", "-v", "0")
+        _manage(env, "seed_demo")
+        pk = int(_manage(env, "shell", "-c", MAKE_ATTEMPT).strip().splitlines()[-1])
+
+        def start_worker(name: str) -> subprocess.Popen[bytes]:
+            log = (tmp_path / f"{name}.log").open("wb")
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "webapp", "worker", "-Q", "lean",
+                 "-n", f"{name}@%h", "--concurrency", "1", "--loglevel", "INFO"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+            workers.append(worker)
+            return worker
+
+        first = start_worker("first")
+        _send_check(url, pk)
+        _wait(lambda: _status(tmp_path, pk) == "checking", 60, "the check to start")
+        os.killpg(first.pid, signal.SIGKILL)  # the worker and its pool, at once
+        first.wait(timeout=10)
+        assert _status(tmp_path, pk) == "checking"
+        start_worker("second")
+        back = time.monotonic()
+        _wait(lambda: _status(tmp_path, pk) == "done", 60, "the cut-off check to be checked")
+        print(f"checked {time.monotonic() - back:.1f}s after the new worker started")
+        log = (tmp_path / "second.log").read_text(errors="replace")
+        assert "re-queued work cut off mid-run" in log, log[-3000:]
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait(timeout=10)
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _launcher_password(log: Path, who: str, deadline: float) -> str:
+    import re
+
+    while time.monotonic() < deadline:
+        found = re.search(rf"^\s*{who}\s+password: (\S+)", log.read_text(errors="replace"), re.M)
+        if found:
+            return found.group(1)
+        time.sleep(0.5)
+    raise AssertionError(f"the launcher printed no {who} password: {log.read_text()[-2000:]}")
+
+
+def _redis_servers(leader: int) -> list[int]:
+    import psutil
+
+    found = []
+    for child in psutil.Process(leader).children(recursive=True):
+        try:
+            if child.name().startswith("redis-server"):
+                found.append(child.pid)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+@pytest.mark.timeout(300)
+def test_make_run_survives_a_redis_crash_and_the_check_in_flight_finishes(tmp_path: Path) -> None:
+    """`make run` as the README runs it, with the Lean double: Redis is killed (-9) while a
+    check runs. Its supervisor starts it again with its data; honcho keeps every other
+    process up; the check in flight finishes, and checks submitted after it are checked."""
+    import httpx
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}  # fmt: skip
+    env.update(
+        LEANCOACH_VAR_DIR=str(tmp_path / "var"), LEANCOACH_PORT=str(port),
+        LEANCOACH_PREPARE_PROVER="0", LEANCOACH_OFFER_LEAN="0", LEANCOACH_WEB_WORKERS="1",
+        LEAN_REPL_CMD=_stack_env(tmp_path, "")["LEAN_REPL_CMD"],
+    )  # fmt: skip
+    log_path = tmp_path / "run.log"
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "webapp.launch"], cwd=ROOT, env=env,
+        stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    var = tmp_path / "var"
+    try:
+        deadline = time.monotonic() + 180
+        password = _launcher_password(log_path, "student", deadline)
+        with httpx.Client(base_url=base, timeout=30) as client:
+            while True:
+                try:
+                    assert _log_in(client, "student", password).status_code == 302
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, log_path.read_text()[-3000:]
+                    time.sleep(1)
+            headers = {"X-CSRFToken": client.cookies["csrftoken"], "HX-Request": "true"}
+            import sqlite3
+
+            with sqlite3.connect(var / "leancoach.sqlite3", timeout=20) as db:
+                exercises = [
+                    r[0] for r in db.execute("select id from courses_exercise order by id")
+                ]
+
+            def submit(exercise: int, proof: str) -> int:
+                answer = client.post(f"/attempts/submit/{exercise}/", data={"proof": proof},
+                                     headers=headers)  # fmt: skip
+                assert answer.status_code == 200, answer.text[-500:]
+                with sqlite3.connect(var / "leancoach.sqlite3", timeout=20) as db:
+                    return int(db.execute("select max(id) from attempts_attempt").fetchone()[0])
+
+            in_flight = submit(exercises[0], "  -- fake: sleep 6\n  sorry")
+            _wait(lambda: _status(var, in_flight) == "checking", 120, "the check to start")
+            (crashed,) = _redis_servers(launcher.pid)
+            os.kill(crashed, signal.SIGKILL)
+            _wait(lambda: _redis_servers(launcher.pid) not in ([], [crashed]), 15,
+                  "Redis to be started again")  # fmt: skip
+            assert launcher.poll() is None, log_path.read_text()[-3000:]
+            # The site answers throughout; sessions live in the database.
+            assert client.get("/me/").status_code == 200
+            _wait(lambda: _status(var, in_flight) == "done", 90, "the check in flight to end")
+            after = submit(exercises[1], "  sorry")
+            _wait(lambda: _status(var, after) == "done", 90, "a check submitted after the crash")
+        assert launcher.poll() is None
+        assert "[redis] exited with code" in log_path.read_text(errors="replace")
+    finally:
+        os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
+        try:
+            launcher.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            raise

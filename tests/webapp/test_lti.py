@@ -243,3 +243,60 @@ def test_a_launch_before_the_assignment_opens_says_when(
     assignment.save()
     _refused(_launch(client, platform, assignment), "Week 1 opens ")
     assert not LtiIdentity.objects.exists()
+
+
+# Bad input from anyone on the internet gets a page that says what was wrong, never a 500.
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"iss": "https://unknown.example", "login_hint": "x", "target_link_uri": "http://t/"},
+        {"login_hint": "x", "target_link_uri": "http://testserver/lti/launch/"},  # no issuer
+        {"iss": "https://unknown.example", "target_link_uri": "http://t/"},  # no login hint
+    ],
+)
+def test_a_login_from_an_unknown_platform_is_refused_not_a_500(
+    platform: LtiPlatform, client: Client, form: dict[str, str]
+) -> None:
+    response = client.post(reverse("lti:login"), form)
+    assert response.status_code == 400, response.content[:300]
+    assert "LTI" in response.content.decode()
+
+
+@pytest.mark.parametrize("assignment_id", ["9" * 5000, "-1", "1e3", "", "0x10", "١٢"])
+def test_a_launch_naming_an_impossible_assignment_is_refused_not_a_500(
+    platform: LtiPlatform, assignment: Assignment, client: Client, assignment_id: str
+) -> None:
+    state, nonce = _oidc_login(client, platform)
+    custom = {"assignment": assignment_id, "join_code": assignment.classroom.join_code}
+    token = platform.id_token(nonce, custom=custom)
+    _refused(client.post(reverse("lti:launch"), {"id_token": token, "state": state}), "assignment")
+    assert not LtiIdentity.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"https://purl.imsglobal.org/spec/lti/claim/custom": "not-a-dict"},
+        {"https://purl.imsglobal.org/spec/lti/claim/roles": "Learner"},
+        {"https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": ["x"]},
+        {"sub": ""},
+        {"sub": "s" * 5000},
+        {"email": ["not", "a", "string"]},
+    ],
+)
+def test_a_launch_with_misshapen_claims_is_refused_or_served_never_a_500(
+    platform: LtiPlatform, assignment: Assignment, client: Client, changes: dict[str, Any]
+) -> None:
+    response = _launch(client, platform, assignment, **changes)
+    assert response.status_code in (302, 403), response.content[:500]
+
+
+def test_a_launch_without_a_token_is_refused_not_a_500(
+    platform: LtiPlatform, client: Client
+) -> None:
+    assert client.post(reverse("lti:launch"), {}).status_code == 403
+    assert (
+        client.post(reverse("lti:launch"), {"id_token": "x.y.z", "state": "s"}).status_code == 403
+    )

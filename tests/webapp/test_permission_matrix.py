@@ -132,6 +132,10 @@ ROUTES: dict[str, Route] = {
     ),
     "password_reset_complete": Route(everyone(200)),
     "accounts:dashboard": Route(everyone(200, anonymous=LOGIN)),
+    # No school sign-in provider here: nobody is offered it (tests/webapp/test_school_sign_in.py).
+    "accounts:school_sign_in": Route(everyone(403, anonymous=LOGIN), method="post"),
+    # Which teachers may add a course to their classes: admins grant (test_class_boundaries).
+    "accounts:course_grants": Route(only(200, ADMINS), kwargs=lambda w: {"slug": "cast-course"}),
     # An empty code: students are told to type one (302 back with a message); others 403.
     "accounts:join": Route(only(302, STUDENTS), method="post", data=lambda w: {"code": ""}),
     "accounts:create_classroom": Route(
@@ -193,6 +197,13 @@ ROUTES: dict[str, Route] = {
         data=lambda w: {"proof": ""},
     ),
     "attempts:review": Route(only(200, REVIEWERS)),
+    # Admins decide which reviews teach every class; this suggestion has no review yet (404).
+    "attempts:share_feedback": Route(
+        only(404, ADMINS),
+        method="post",
+        kwargs=pk_of("suggestion"),
+        data=lambda w: {"for_all": "1"},
+    ),
     # An unknown verdict: the reviewer is told (htmx answer 200); others 404 (not theirs).
     "attempts:review_suggestion": Route(
         only(200, ("teacher", "admin"), others=404),
@@ -213,9 +224,10 @@ ROUTES: dict[str, Route] = {
     ),
     "attempts:detail": Route(only(200, SAMS_WORK, others=404), kwargs=pk_of("attempt")),
     "attempts:live": Route(only(200, SAMS_WORK, others=404), kwargs=pk_of("attempt")),
-    # An unknown mode is refused (redirect back with the message); Uma has no such course.
+    # An unknown mode is refused (redirect back with the message); Uma has no such course
+    # (404, as for an exercise that does not exist: tests/webapp/test_provers_views.py).
     "provers:ask": Route(
-        members(302, outsider=403),
+        members(302, outsider=404),
         method="post",
         kwargs=lambda w: {"exercise_id": w.cast.exercise.pk},
         data=lambda w: {"mode": "magic"},

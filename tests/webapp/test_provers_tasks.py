@@ -149,3 +149,23 @@ def test_the_success_alert_is_logged_when_a_run_ends_under_60_percent(
         tasks.run_prover(run.pk)  # fails (no Lean): not counted, but the check runs
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert any("proof success rate 50%" in r.getMessage() for r in warnings)
+
+
+def test_a_nul_character_from_the_model_is_stored_not_a_failure(cast: Cast) -> None:
+    """A small model may write U+0000, which PostgreSQL's jsonb refuses: the run keeps its
+    events, trajectory and result with the character replaced (U+FFFD), and ends normally."""
+    from webapp.provers import engine
+
+    run = _run(cast, "agent")
+    recorder = tasks._event_recorder(run)
+    recorder({"type": "model_turn", "attempt": 0, "text": "exact\x00 rfl"})
+    outcome = engine.ProverOutcome(
+        verdict="invalid", trajectory={"turns": [{"text": "a\x00b"}], "verdict": "invalid"},
+        final_proof="rfl\x00", stop_reason="done",
+    )  # fmt: skip
+    tasks._finish(run, outcome)
+    run.refresh_from_db()
+    assert run.status == "finished"
+    assert run.events[0]["text"] == "exact\ufffd rfl"
+    assert run.trajectory["turns"][0]["text"] == "a\ufffdb"
+    assert run.result["final_proof"] == "rfl\ufffd"

@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 
 from webapp.accounts.models import Classroom
 from webapp.courses.importing import load_starter_course
+from webapp.courses.models import CourseGrant
 
 DEMO_CLASS = "Demo class"
 
@@ -18,6 +19,7 @@ def seed_demo_class() -> Classroom | None:
     classroom = Classroom.objects.filter(name=DEMO_CLASS, teacher=teacher).first()
     if classroom is None:
         classroom = Classroom.objects.create(name=DEMO_CLASS, teacher=teacher)
+    CourseGrant.objects.get_or_create(course=course, teacher=teacher)
     classroom.courses.add(course)
     student = User.objects.filter(username="student").first()
     if student is not None:

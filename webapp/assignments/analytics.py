@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
-from webapp.accounts.models import Classroom
+from webapp.accounts.models import Classroom, Membership
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.courses.models import Exercise, HintOpening
 from webapp.provers.models import ProverRun
@@ -35,12 +35,13 @@ TOP_SUGGESTIONS = 5
 
 
 def class_attempts(classroom: Classroom, exercise: Exercise) -> QuerySet[Attempt]:
-    """The class's students' attempts on the exercise, when the class teaches its course (the
-    teacher-access rule of webapp.accounts.access: one class holds both)."""
+    """The class's students' attempts on the exercise made since they joined it, when the
+    class teaches its course (the teacher-access rule of webapp.accounts.access)."""
+    seat = Membership.objects.filter(
+        classroom=classroom, student=OuterRef("student"), joined_at__lte=OuterRef("created_at")
+    )
     return Attempt.objects.filter(
-        student__classrooms=classroom,
-        exercise=exercise,
-        exercise__world__course__classrooms=classroom,
+        Exists(seat), exercise=exercise, exercise__world__course__classrooms=classroom
     )
 
 

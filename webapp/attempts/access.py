@@ -25,7 +25,9 @@ def visible_attempts(user: Any) -> QuerySet[Attempt]:
         return attempts
     if is_teacher(user):
         # Her own attempts too (a teacher trying her course's exercises).
-        return attempts.filter(Q(student=user) | teaching_filter(user, "student", ATTEMPT_COURSE))
+        return attempts.filter(
+            Q(student=user) | teaching_filter(user, "student", ATTEMPT_COURSE, "created_at")
+        )
     return attempts.filter(student=user)
 
 
@@ -75,7 +77,9 @@ def reviewable_suggestions(user: Any) -> QuerySet[Suggestion]:
         return suggestions
     if is_teacher(user):
         return suggestions.filter(
-            teaching_filter(user, "attempt__student", f"attempt__{ATTEMPT_COURSE}")
+            teaching_filter(
+                user, "attempt__student", f"attempt__{ATTEMPT_COURSE}", "attempt__created_at"
+            )
         )
     return suggestions.none()
 
@@ -87,7 +91,10 @@ def exportable_feedback() -> QuerySet[CuratedFeedback]:
     path = "suggestion__attempt__"
     by_admin = Q(teacher__is_superuser=True) | Q(teacher__groups__name=ADMINS)
     by_teacher = teaches(
-        OuterRef("teacher"), OuterRef(f"{path}student"), OuterRef(f"{path}{ATTEMPT_COURSE}")
+        OuterRef("teacher"),
+        OuterRef(f"{path}student"),
+        OuterRef(f"{path}{ATTEMPT_COURSE}"),
+        OuterRef(f"{path}created_at"),
     )
     allowed = CuratedFeedback.objects.filter(by_admin | by_teacher).values("pk")
     return CuratedFeedback.objects.filter(pk__in=allowed)

@@ -258,7 +258,10 @@ class ReviewInput:
 def do_review_suggestion(
     teacher: User, suggestion: Suggestion, review: ReviewInput
 ) -> CuratedFeedback:
-    """Approve, edit or reject a suggestion; a later review replaces an earlier one."""
+    """Approve, edit or reject a suggestion; a later review replaces an earlier one. It
+    teaches the coach for the reviewer's own classes; an admin's, for every class."""
+    from webapp.accounts.roles import is_admin
+
     review = review.cleaned(suggestion)
     with transaction.atomic():
         curated, _ = CuratedFeedback.objects.update_or_create(
@@ -268,8 +271,18 @@ def do_review_suggestion(
                 "verdict": review.verdict,
                 "text": review.text,
                 "reason": review.reason,
+                "for_all": is_admin(teacher),
             },
         )
         suggestion.review = review.verdict
         suggestion.save(update_fields=["review"])
+    return curated
+
+
+def do_share_feedback(curated: CuratedFeedback, for_all: bool) -> CuratedFeedback:
+    """An admin lets a teacher's review teach the coach for every class, or takes it back to
+    the reviewer's own classes."""
+    with transaction.atomic():
+        curated.for_all = for_all
+        curated.save(update_fields=["for_all", "updated_at"])
     return curated

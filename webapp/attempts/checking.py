@@ -117,9 +117,11 @@ def ask_coach(
     result: CheckResult,
     reference_proof: str,
     exercise_id: int | None = None,
+    student_id: int | None = None,
 ) -> CoachOutcome:
     """The coach reads the statement and proof as one text (with the document's lines, so
-    Lean's positions match); its suggestions are shifted back to proof lines."""
+    Lean's positions match); its suggestions are shifted back to proof lines. With what
+    the student's own teachers taught it (webapp/attempts/teaching.py)."""
     from tutor.coach.types import CoachUnavailable
 
     source = coach_source()
@@ -130,7 +132,7 @@ def ask_coach(
     try:
         from webapp.attempts.teaching import taught
 
-        coach = taught(_with_verifier(coach_factory(source), header), exercise_id)
+        coach = taught(_with_verifier(coach_factory(source), header), exercise_id, student_id)
         feedback = coach.advise(statement, document, diagnostics, reference_proof or None)
     except CoachUnavailable as exc:
         return CoachOutcome([], source, f"The coach ({source}) is unavailable: {exc}")

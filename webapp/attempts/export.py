@@ -41,7 +41,7 @@ from django.utils import timezone
 
 from tutor.coach.types import Feedback, SuggestionKind
 from tutor.coach.types import Suggestion as CoachSuggestion
-from webapp.accounts.models import Classroom
+from webapp.accounts.models import Membership
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, CuratedFeedback
 from webapp.courses.models import Exercise
@@ -161,11 +161,13 @@ def trajectory_records() -> Iterator[dict[str, Any]]:
 
 
 def consented_attempts() -> QuerySet[Attempt]:
-    """Attempts whose student is in a class, with the exercise's course, that allows training."""
-    consent = Classroom.objects.filter(
-        use_for_training=True,
-        students=OuterRef("student"),
-        courses=OuterRef("exercise__world__course"),
+    """Attempts made in a class that allows training: the class has the exercise's course
+    and held the student when she made the attempt (webapp.accounts.access's rule)."""
+    consent = Membership.objects.filter(
+        classroom__use_for_training=True,
+        classroom__courses=OuterRef("exercise__world__course"),
+        student=OuterRef("student"),
+        joined_at__lte=OuterRef("created_at"),
     )
     return Attempt.objects.filter(Exists(consent))
 

@@ -178,6 +178,9 @@ class CuratedFeedback(models.Model):
     verdict = models.CharField(max_length=16, choices=Suggestion.Review.choices)
     text = models.TextField(blank=True)
     reason = models.TextField(blank=True)
+    # Whom it teaches the coach (webapp/attempts/teaching.py): the students of the reviewer's
+    # own classes, or, set by an admin (an admin's own reviews start so), every class.
+    for_all = models.BooleanField(default=False, verbose_name="teaches the coach for every class")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -220,7 +223,8 @@ class Progress(models.Model):
 
 
 class CoachSwitch(models.Model):
-    """A teacher's per-exercise override of the coach for one kind of Lean message.
+    """A teacher's per-exercise override of the coach for one kind of Lean message, for the
+    students of her own classes; an admin's (for_all) holds for every class.
 
     Suggestions rejected twice for the same exercise and message kind stop being shown there
     (tutor.coach.teaching); a row with enabled=True switches them back on, enabled=False
@@ -235,11 +239,14 @@ class CoachSwitch(models.Model):
     teacher = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
     )
+    for_all = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["exercise", "kind"], name="one_coach_switch_per_kind")
+            models.UniqueConstraint(
+                fields=["exercise", "kind", "teacher"], name="one_coach_switch_per_teacher"
+            )
         ]
 
     def __str__(self) -> str:

@@ -8,11 +8,20 @@ times; after that it ends with the reason. A re-queued copy never runs twice: th
 its object for one message and any other copy steps aside (webapp.attempts.tasks._claim).
 
 Deadlines are settings (webapp/settings/resilience.py); each ended object says why.
+
+`sweep_cut_off` is the fast path for work cut off mid-run: each worker's consumer calls it
+when it (re)connects to the broker (webapp.celery.CutOffWork). What is marked started but
+runs on no live worker (asked over the broker) is re-queued at once, instead of waiting for
+the deadline above or the broker's redelivery of an unacknowledged message (kombu's Redis
+transport redelivers only after its visibility timeout, an hour by default, and a shorter
+one would redeliver prover and training runs still running).
 """
 
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -113,4 +122,61 @@ def sweep_prover_runs(runs: QuerySet[ProverRun], *, requeue: bool = True) -> dic
                 counts["prover_runs_requeued"] += do_requeue_prover_run(run)
             else:
                 counts["prover_runs_ended"] += do_end_stale_prover_run(run, reason)
+    return counts
+
+
+CUT_OFF_ASK_S = 2.0  # how long the live workers get to say what they run
+
+
+def live_task_ids(timeout_s: float = CUT_OFF_ASK_S) -> set[str] | None:
+    """The ids of the tasks every live worker is running (Celery's remote control `active`,
+    over the broker); None when no worker answered, so nothing can be told apart."""
+    from webapp.celery import app
+
+    replies = app.control.inspect(timeout=timeout_s).active()
+    if not replies:
+        return None
+    return {str(task.get("id")) for tasks in replies.values() for task in tasks or []}
+
+
+def sweep_cut_off(queues: Iterable[str], *, settle_s: float = 0.0) -> dict[str, int]:
+    """Re-queue (or end, past their re-queues) the checks and prover runs, of these queues,
+    that a worker started before now and no live worker runs any more: its worker or pool
+    process died, or the whole stack stopped, mid-run."""
+    queues = set(queues)
+    since = timezone.now()
+    time.sleep(settle_s)  # the broker connection settles; a worker just up answers too
+    running = live_task_ids()
+    counts = {"attempts_requeued": 0, "attempts_failed": 0,
+              "prover_runs_requeued": 0, "prover_runs_ended": 0}  # fmt: skip
+    if running is None:
+        log.warning("no worker answered: cut-off work is left to the periodic sweeper")
+        return counts
+    if "lean" in queues:
+        cut_off = Attempt.objects.filter(
+            status__in=(Attempt.Status.CHECKING, Attempt.Status.COACHING), started_at__lt=since
+        ).exclude(claimed_by__in=running)
+        reason = (
+            "Could not check: the check was cut off {n} times (its worker stopped). Your proof "
+            "is saved: submit it again."
+        )
+        for attempt in cut_off.select_related("exercise"):
+            if attempt.requeues < settings.ATTEMPT_MAX_REQUEUES:
+                counts["attempts_requeued"] += do_requeue_attempt(attempt)
+            else:
+                n = attempt.requeues + 1
+                counts["attempts_failed"] += do_fail_attempt(attempt, reason.format(n=n))
+    if "prover" in queues:
+        from webapp.provers.actions import do_end_stale_prover_run, do_requeue_prover_run
+
+        runs = ProverRun.objects.filter(status=ProverRun.Status.RUNNING, started_at__lt=since)
+        for run in runs.exclude(claimed_by__in=running):
+            if run.requeues < settings.PROVER_MAX_REQUEUES and not run.cancel_requested:
+                counts["prover_runs_requeued"] += do_requeue_prover_run(run)
+            else:
+                counts["prover_runs_ended"] += do_end_stale_prover_run(
+                    run, "The prover's worker stopped during this run; ask again."
+                )
+    if any(counts.values()):
+        log.warning("re-queued work cut off mid-run: %s", counts)
     return counts

@@ -109,6 +109,7 @@ def _check_and_coach(attempt: Attempt) -> str:
         outcome.result,
         exercise.reference_proof,
         exercise_id=exercise.pk,
+        student_id=attempt.student_id,
     )
     return _finish(attempt, Attempt.Status.DONE, "", coach)
 

@@ -15,6 +15,7 @@ urlpatterns = [
         name="set_coach_switch",
     ),
     path("suggestions/<int:pk>/review/", views.review_suggestion, name="review_suggestion"),
+    path("suggestions/<int:pk>/share/", teaching_views.share_feedback, name="share_feedback"),
     path("<int:pk>/", views.attempt_detail, name="detail"),
     path("<int:pk>/live/", views.attempt_live, name="live"),
 ]

@@ -166,13 +166,12 @@ def review_queue(request: AuthedRequest) -> HttpResponse:
             request, "courses/not_available.html", {"what": "the review queue"}, status=403
         )
     show_all = request.GET.get("show") == "all"
-    suggestions = reviewable_suggestions(request.user).select_related("curated")
+    suggestions = reviewable_suggestions(request.user).select_related("curated__teacher")
     if not show_all:
         suggestions = suggestions.filter(review=Suggestion.Review.PENDING)
     suggestions = suggestions.order_by("-attempt__created_at", "line")[:REVIEW_PAGE_SIZE]
-    return render(
-        request, "attempts/review.html", {"suggestions": suggestions, "show_all": show_all}
-    )
+    context = {"suggestions": suggestions, "show_all": show_all, "is_admin": is_admin(request.user)}
+    return render(request, "attempts/review.html", context)
 
 
 @require_POST
@@ -197,5 +196,10 @@ def review_suggestion(request: AuthedRequest, pk: int) -> HttpResponse:
         )
         return redirect("attempts:review")
     suggestion.refresh_from_db()
-    context = {"s": suggestion, "error": error, "posted": review if error else None}
+    context = {
+        "s": suggestion,
+        "error": error,
+        "posted": review if error else None,
+        "is_admin": is_admin(request.user),
+    }
     return render(request, "attempts/review.html#item", context)

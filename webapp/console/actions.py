@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,11 +15,30 @@ from webapp.console.models import LineageItem, RunLineage, TrainingRun
 logger = logging.getLogger(__name__)
 
 
+class TrainingRefused(Exception):
+    """The run was not launched; the message says why (shown to the admin)."""
+
+
+def training_busy() -> str:
+    """Why no training run may start now ("" when one may): settings.TRAIN_MAX_ACTIVE runs
+    are already queued or running (the pool they share keeps room for prover runs)."""
+    cap = settings.TRAIN_MAX_ACTIVE
+    if cap and TrainingRun.objects.filter(status__in=TrainingRun.ACTIVE).count() >= cap:
+        return (
+            f"{cap} training run{'s are' if cap > 1 else ' is'} already going, the most this "
+            "server runs at once: wait for it to end, or stop it."
+        )
+    return ""
+
+
 def do_launch_training_run(user: Any, fields: dict[str, Any]) -> TrainingRun:
     """Create a queued run from validated form fields and enqueue it once committed."""
     from webapp.console.tasks import run_training
 
     with transaction.atomic():
+        busy = training_busy()
+        if busy:
+            raise TrainingRefused(busy)
         run = TrainingRun.objects.create(created_by=user, **fields)
         run_training.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # celery-types lags
     logger.info("training run %s launched by %s", run.pk, user)

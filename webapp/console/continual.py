@@ -71,9 +71,13 @@ def run_continual_distillation(
     """Returns a JSON-able summary; failures are reported in it (ok False, error), not raised:
     a periodic task must report, not crash-loop. The round is also a console run (algorithm
     continual) whose lineage and gate decision are stored (RunLineage)."""
-    from webapp.console.actions import do_record_run_lineage
+    from webapp.console.actions import do_record_run_lineage, training_busy
     from webapp.console.models import TrainingRun
 
+    busy = training_busy()
+    if busy:  # the next round tries again
+        logger.info("continual distillation skipped: %s", busy)
+        return {"ok": False, "error": f"skipped: {busy}"}
     run = None
     try:
         snapshot = Path(snapshot_path) if snapshot_path else fresh_snapshot()

@@ -70,7 +70,12 @@ def launch(request: HtmxHttpRequest) -> HttpResponse:
         # The form comes back with the admin's values and a message per bad field.
         template = "console/index.html#launch_form" if request.htmx else "console/index.html"
         return render(request, template, _index_context(form), status=200 if request.htmx else 400)
-    run = actions.do_launch_training_run(request.user, form.cleaned_data)
+    try:
+        run = actions.do_launch_training_run(request.user, form.cleaned_data)
+    except actions.TrainingRefused as refusal:
+        form.add_error(None, str(refusal))
+        template = "console/index.html#launch_form" if request.htmx else "console/index.html"
+        return render(request, template, _index_context(form), status=200 if request.htmx else 409)
     if request.htmx:
         return HttpResponseClientRedirect(run_url(run))
     return redirect(run_url(run))

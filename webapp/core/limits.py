@@ -4,6 +4,7 @@ Rates live in settings.RATE_LIMITS; a view asks `over_limit` and shows `limit_me
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -16,11 +17,16 @@ WHAT = {
     "prover": "prover requests",
     "join": "join-code tries",
     "login": "failed logins",
+    "login_client": "failed logins",
 }
 
 
 def over_limit(
-    request: HttpRequest, name: str, *, key: str = "user_or_ip", count: bool = True
+    request: HttpRequest,
+    name: str,
+    *,
+    key: str | Callable[[str, HttpRequest], str] = "user_or_ip",
+    count: bool = True,
 ) -> bool:
     """With count, this request is counted and True means it goes past the limit; without,
     True means the limit is already used up (e.g. failed logins, counted only on failure)."""

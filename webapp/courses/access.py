@@ -17,8 +17,9 @@ def visible_courses(user: Any) -> QuerySet[Course]:
     if is_admin(user):
         return Course.objects.all()
     taught = Course.objects.filter(classrooms__teacher=user)
+    granted = Course.objects.filter(grants__teacher=user)  # to look at before adding it
     joined = Course.objects.filter(classrooms__students=user)
-    return (taught | joined).distinct()
+    return (taught | granted | joined).distinct()
 
 
 def _in_her_classes(student: int, **lookup: Any) -> QuerySet[Exercise]:

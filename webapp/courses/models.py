@@ -126,3 +126,32 @@ class HintOpening(models.Model):
 
     def __str__(self) -> str:
         return f"hint {self.index + 1} of {self.exercise_id} opened by {self.student_id}"
+
+
+class CourseGrant(models.Model):
+    """An admin lets a teacher use a course: she may add it to her classes (webapp.accounts.
+    views), and only then. Courses are made by admins (the import form, the starter course);
+    a teacher cannot add a course nobody granted her, so she cannot make another teacher's
+    students' work on it visible to herself by sharing a student."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="grants")
+    teacher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_grants"
+    )
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["course", "teacher"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "teacher"], name="course_granted_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.course_id} granted to {self.teacher_id}"

@@ -51,7 +51,12 @@ def course_detail(request: AuthedRequest, slug: str) -> HttpResponse:
     worlds = world_map(course, progress)
     total = sum(len(world.levels) for world in worlds)
     summary = course_progress(request.user, course, progress, total)
-    context = {"course": course, "worlds": worlds, "summary": summary}
+    context = {
+        "course": course,
+        "worlds": worlds,
+        "summary": summary,
+        "is_admin": is_admin(request.user),
+    }
     return render(request, "courses/course.html", context)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from typing import Any
 
 from django.contrib.auth.models import Group, User
@@ -25,16 +26,38 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 
 
+# An assignment id as a link's custom parameter: ASCII digits, short enough for a database
+# integer (str.isdigit() accepts other scripts' digits, and int() refuses over 4300 digits).
+ASSIGNMENT_ID = re.compile(r"[0-9]{1,18}")
+TEXT_CLAIM_MAX = 255  # the longest issuer, subject or client id a row holds (models.py)
+
+
+def _text(data: dict[str, Any], name: str, *, limit: int = TEXT_CLAIM_MAX) -> str:
+    value = data.get(name)
+    if isinstance(value, list) and name == "aud" and value:
+        value = data.get("azp") or value[0]  # several audiences: the one it was issued for
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise LaunchRefused(f"The launch's {name!r} claim is missing or malformed.")
+    return value
+
+
+def _dict_claim(data: dict[str, Any], name: str, what: str) -> dict[str, Any]:
+    value = data.get(name) or {}
+    if not isinstance(value, dict):
+        raise LaunchRefused(f"The launch's {what} claim is malformed (not an object).")
+    return value
+
+
 def _assignment(data: dict[str, Any]) -> Assignment:
     """The link's custom parameters name the assignment and its class's join code: only the
     class's teacher knows both, so a platform cannot launch its users into another class."""
-    custom = data.get(CUSTOM) or {}
+    custom = _dict_claim(data, CUSTOM, "custom parameters")
     pk, code = str(custom.get("assignment", "")), str(custom.get("join_code", ""))
     assignment = (
-        Assignment.objects.filter(pk=int(pk), classroom__join_code=code.upper())
+        Assignment.objects.filter(pk=int(pk), classroom__join_code=code.upper()[:16])
         .select_related("classroom")
         .first()
-        if pk.isdigit()
+        if ASSIGNMENT_ID.fullmatch(pk)
         else None
     )
     if assignment is None:
@@ -45,45 +68,59 @@ def _assignment(data: dict[str, Any]) -> Assignment:
     return assignment
 
 
-def _user_for(issuer: str, data: dict[str, Any]) -> LtiIdentity:
-    identity = LtiIdentity.objects.filter(issuer=issuer, subject=data["sub"]).first()
+def _optional_text(data: dict[str, Any], name: str, limit: int) -> str:
+    value = data.get(name)
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _user_for(issuer: str, subject: str, data: dict[str, Any]) -> LtiIdentity:
+    identity = LtiIdentity.objects.filter(issuer=issuer, subject=subject).first()
     if identity is not None:
         return identity
-    digest = hashlib.sha256(f"{issuer}\n{data['sub']}".encode()).hexdigest()[:12]
+    digest = hashlib.sha256(f"{issuer}\n{subject}".encode()).hexdigest()[:12]
     user = User.objects.create_user(
         username=f"lti-{digest}",
-        email=str(data.get("email", ""))[:254],
-        first_name=str(data.get("given_name", ""))[:150],
-        last_name=str(data.get("family_name", ""))[:150],
+        email=_optional_text(data, "email", 254),
+        first_name=_optional_text(data, "given_name", 150),
+        last_name=_optional_text(data, "family_name", 150),
     )  # no password: this account signs in through its platform
     user.groups.add(Group.objects.get_or_create(name=STUDENTS)[0])
-    return LtiIdentity.objects.create(issuer=issuer, subject=data["sub"], user=user)
+    return LtiIdentity.objects.create(issuer=issuer, subject=subject, user=user)
+
+
+def _grade_service(data: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """(line item URL, scopes) when the launch grants score passback, else None."""
+    ags = _dict_claim(data, AGS, "grade service endpoint")
+    lineitem, scopes = ags.get("lineitem"), ags.get("scope")
+    if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+        return None
+    if not isinstance(lineitem, str) or not lineitem or len(lineitem) > 500:
+        return None
+    return (lineitem, scopes) if SCORE_SCOPE in scopes else None
 
 
 def do_launch(data: dict[str, Any]) -> tuple[User, Assignment]:
     """A validated resource-link launch of a learner: her account (made on first launch), a
     seat in the assignment's class, and where her score goes back."""
-    if LEARNER not in (data.get(ROLES) or []):
+    roles = data.get(ROLES)
+    if not isinstance(roles, list) or LEARNER not in roles:
         raise LaunchRefused(
             "LTI launches are for students; teachers sign in to LeanCoach directly."
         )
     assignment = _assignment(data)
     if not assignment.is_open:
         raise LaunchRefused(f"{assignment.title} opens {assignment.opens_text}.")
-    issuer, client_id = str(data["iss"]), str(data["aud"])
+    issuer, client_id, subject = _text(data, "iss"), _text(data, "aud"), _text(data, "sub")
+    grades = _grade_service(data)
     with transaction.atomic():
-        identity = _user_for(issuer, data)
+        identity = _user_for(issuer, subject, data)
         assignment.classroom.students.add(identity.user)
-        ags = data.get(AGS) or {}
-        if ags.get("lineitem") and SCORE_SCOPE in (ags.get("scope") or []):
+        if grades is not None:
+            lineitem, scopes = grades
             LtiGradeLink.objects.update_or_create(
                 identity=identity,
                 assignment=assignment,
-                defaults={
-                    "client_id": client_id,
-                    "lineitem": ags["lineitem"],
-                    "scopes": list(ags["scope"]),
-                },
+                defaults={"client_id": client_id, "lineitem": lineitem, "scopes": scopes},
             )
     return identity.user, assignment
 

@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.grade import Grade
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
@@ -59,12 +59,24 @@ def jwks() -> dict[str, Any]:
 
 
 def login_redirect(request: HttpRequest, target_link_uri: str) -> HttpResponse:
-    """Step 1 of the launch: back to the platform with a fresh state and nonce."""
+    """Step 1 of the launch: back to the platform with a fresh state and nonce. Anyone may
+    post here, so an issuer we have no registration for is refused before pylti1p3 looks it
+    up: its tool config raises a bare Exception for one (pylti1p3 2.0.0,
+    tool_config/abstract.py `get_jwks`, tool_config/dict.py), and OIDCException, which
+    oidc_login.py `validate_oidc_login` raises for a missing issuer or login hint, is not an
+    LtiException (exception.py)."""
+    params = request.POST if request.method == "POST" else request.GET
+    issuer = params.get("iss", "")
+    if issuer not in _conf()["platforms"]:
+        raise LaunchRefused(
+            "This LTI login names no platform registered with LeanCoach (iss): ask your "
+            "administrator to register it."
+        )
     login = DjangoOIDCLogin(request, tool_config(), launch_data_storage=DjangoCacheDataStorage())
     try:
         response: HttpResponse = login.redirect(target_link_uri)
-    except LtiException as exc:
-        raise LaunchRefused(str(exc)) from exc
+    except (LtiException, OIDCException) as exc:
+        raise LaunchRefused(f"LTI login refused: {exc}") from exc
     return response
 
 

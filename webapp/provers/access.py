@@ -24,7 +24,7 @@ def can_use_exercise(user: Any, exercise: Any) -> bool:
 def can_see_run(user: Any, run: ProverRun) -> bool:
     """Its owner, admins, and the student's teachers under the one rule (they see that the
     prover was asked, and what it showed)."""
-    return may_see_work(user, run.user_id, run.exercise.world.course_id)
+    return may_see_work(user, run.user_id, run.exercise.world.course_id, run.created_at)
 
 
 def visible_runs(user: Any) -> QuerySet[ProverRun]:
@@ -34,7 +34,7 @@ def visible_runs(user: Any) -> QuerySet[ProverRun]:
     if is_admin(user):
         return runs
     if is_teacher(user):
-        return runs.filter(Q(user=user) | teaching_filter(user, "user", RUN_COURSE))
+        return runs.filter(Q(user=user) | teaching_filter(user, "user", RUN_COURSE, "created_at"))
     return runs.filter(user=user)
 
 

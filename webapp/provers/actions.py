@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -43,6 +44,13 @@ def do_request_prover_run(
             # One at a time per user: prover workers are the scarcest resource.
             raise ProverRunRefused(
                 "You already have a prover run going; wait for it or cancel it first."
+            )
+        cap = settings.PROVER_MAX_ACTIVE
+        if cap and ProverRun.objects.filter(status__in=ProverRun.ACTIVE).count() >= cap:
+            # Site-wide: the prover's pool keeps room for other work (settings).
+            raise ProverRunRefused(
+                f"The prover is busy: {cap} run{'s are' if cap > 1 else ' is'} going, the "
+                "most this server takes at once. Ask again in a few minutes."
             )
         run = ProverRun.objects.create(
             user=user,

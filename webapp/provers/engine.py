@@ -1,16 +1,22 @@
-"""The web layer's one boundary to the prover: tutor.prover.service.run_prover.
+"""The web layer's one boundary to the prover: tutor.prover.service.run_prover, run in a child
+process of the worker (tutor.prover.host.ProverHost).
 
 The Celery task calls `run(problem, mode, on_event, should_cancel)` and gets a ProverOutcome
 back, never an exception: when Lean or the model is unavailable the outcome says so (`error`)
-and carries no verdict. The service caches its policy per worker process (one model load per
-process, reloaded when a new checkpoint is promoted). The model comes from the worker's
-environment (LEANCOACH_PROVER_MODEL, LEANCOACH_SERVING_CHECKPOINT; see the service).
+and carries no verdict. A cancel asks the child to stop and kills it if it has not within
+CANCEL_GRACE_S (a model generation polls nothing), so a cancelled run's computing ends within
+seconds. The child keeps its policy loaded between runs (one model load per child, reloaded
+when a new checkpoint is promoted), and a new child starts after a kill. The model comes from
+the worker's environment (LEANCOACH_PROVER_MODEL, LEANCOACH_SERVING_CHECKPOINT; see the
+service), which the child inherits.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +25,10 @@ from typing import Any
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
+
+# After a cancel, how long the prover's child process gets to stop by itself before it is
+# killed; with the task's cancel poll (0.5 s) a cancelled run ends within about 3 s.
+CANCEL_GRACE_S = 2.0
 
 VERDICT_RANK = {"valid": 3, "invalid": 2, "could_not_check": 1, "no_proof": 0}
 
@@ -52,6 +62,28 @@ class ProverOutcome:
         }
 
 
+_host_lock = threading.Lock()
+_host: Any = None  # this worker process's tutor.prover.host.ProverHost, started on first use
+
+
+def prover_host() -> Any:
+    global _host
+    with _host_lock:
+        if _host is None:
+            from tutor.prover.host import ProverHost
+
+            _host = ProverHost()
+            atexit.register(_host.close)
+        return _host
+
+
+def stop_prover_host() -> None:
+    """End this process's prover child (tests; a worker's exit closes it by itself)."""
+    with _host_lock:
+        if _host is not None:
+            _host.close()
+
+
 def run(
     problem: dict[str, Any],
     mode: str,
@@ -59,25 +91,27 @@ def run(
     should_cancel: Callable[[], bool],
     algorithm: str = "",
 ) -> ProverOutcome:
-    from tutor.prover.problem import Problem
-    from tutor.prover.service import ProverConfig, run_prover
-
-    def forward(event: Any) -> None:
-        on_event(event.to_dict() if hasattr(event, "to_dict") else dict(event))
-
     model, notice = prover_model_spec()
     if notice:
         on_event({"type": "notice", "text": notice})
+    search = search_config(algorithm)
+    request = {
+        "problem": problem,
+        "mode": mode,
+        "n": 1,
+        "model": model,
+        "search": {
+            "algorithm": search.algorithm,
+            "workers": search.workers,
+            "max_iterations": search.max_iterations,
+            "tree_store_url": search.tree_store_url,
+        },
+    }
     try:
-        result = run_prover(
-            Problem.from_dict(problem),
-            ProverConfig(mode=mode, n=1, model=model, search=search_config(algorithm)),
-            forward,
-            should_cancel,
-        )
-    except Exception as exc:  # noqa: BLE001 - out of memory, a bug below: end the run visibly
+        result = prover_host().run(request, on_event, should_cancel, grace_s=CANCEL_GRACE_S)
+    except OSError as exc:  # the child could not be started or spoken to
         logger.exception("prover run failed")
-        return ProverOutcome(error=f"the prover failed: {type(exc).__name__}: {exc}")
+        return ProverOutcome(error=f"the prover could not run: {type(exc).__name__}: {exc}")
     return outcome_from_result(result)
 
 
@@ -112,30 +146,40 @@ def prover_model_spec() -> tuple[str, str | None]:
     )
 
 
-def outcome_from_result(result: Any) -> ProverOutcome:
-    """tutor.prover.service.ProverResult -> ProverOutcome (the best attempt's trajectory)."""
-    if not result.ok:
+def outcome_from_result(result: dict[str, Any]) -> ProverOutcome:
+    """tutor.prover.service.ProverResult.to_dict(), as the prover's child process sends it
+    (tutor.prover.host), -> ProverOutcome (the best attempt's trajectory)."""
+    elapsed = float(result.get("elapsed_s") or 0.0)
+    if not result.get("ok"):
         return ProverOutcome(
-            error=result.error or "the prover could not run", elapsed_s=result.elapsed_s
+            error=result.get("error") or "the prover could not run", elapsed_s=elapsed
         )
-    best = max(result.trajectories, key=lambda t: VERDICT_RANK.get(str(t.verdict), 0), default=None)
-    trajectory = best.to_dict() if best is not None else None
+    if result.get("killed"):
+        stopped = result.get("stopped_after_s")
+        return ProverOutcome(
+            cancelled=True,
+            stop_reason="cancelled",
+            extra={"stopped_after_s": stopped, "process_ended": True},
+        )
+    trajectories = list(result.get("trajectories") or [])
+    best = max(trajectories, key=lambda t: VERDICT_RANK.get(str(t.get("verdict")), 0), default=None)
+    trajectory = dict(best) if best is not None else None
     search = (trajectory or {}).get("search") or {}
     # Exploration paths for monitoring: how many expansions the search made.
     expansions = search.get("expansions")
     if isinstance(expansions, list):
         expansions = len(expansions)
+    extra = {"n_valid": result.get("n_valid", 0), "attempts": len(trajectories),
+             "nodes": search.get("nodes")}  # fmt: skip
+    if result.get("stopped_after_s") is not None:
+        extra["stopped_after_s"] = result["stopped_after_s"]
     return ProverOutcome(
-        verdict=str(result.verdict),
+        verdict=str(result.get("verdict") or ""),
         trajectory=trajectory,
-        final_proof=result.proof or (trajectory or {}).get("final_proof"),
+        final_proof=result.get("proof") or (trajectory or {}).get("final_proof"),
         stop_reason=str((trajectory or {}).get("stop_reason", "")),
-        elapsed_s=float(result.elapsed_s),
+        elapsed_s=elapsed,
         expansions=int(expansions) if isinstance(expansions, (int, float)) else None,
-        cancelled=bool(result.cancelled),
-        extra={
-            "n_valid": result.n_valid,
-            "attempts": len(result.trajectories),
-            "nodes": search.get("nodes"),
-        },  # fmt: skip
+        cancelled=bool(result.get("cancelled")),
+        extra=extra,
     )

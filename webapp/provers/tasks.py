@@ -32,6 +32,19 @@ CANCEL_POLL_S = 0.5
 TREE_PUSH_S = 0.3  # a search's tree is stored and pushed at most this often
 
 
+def storable(value: Any) -> Any:
+    """`value` with every NUL character in its strings replaced by U+FFFD: a model may write
+    one (a small or untrained one often does), and PostgreSQL's text and jsonb cannot hold
+    it (DataError "\\u0000 cannot be converted to text"), which failed the run's save."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(v) for v in value]
+    return value
+
+
 def push_prover_state(pk: int, *, final: bool = False) -> None:
     run = ProverRun.objects.select_related("exercise__world", "user").get(pk=pk)
     # Everyone watching gets what the student who asked may see (her teachers see the
@@ -58,6 +71,7 @@ class _Recorder:
         self.pending = False
 
     def __call__(self, event: dict[str, Any]) -> None:
+        event = storable(event)
         if event.get("type") == "search_tree":
             self.run.tree, self.pending = event, True
             if event.get("outcome") or time.monotonic() - self.pushed_at >= TREE_PUSH_S:
@@ -120,9 +134,9 @@ def _finish(run: ProverRun, outcome: engine.ProverOutcome) -> None:
         status = ProverRun.Status.FAILED
     run.status = status
     run.verdict = outcome.verdict if status == ProverRun.Status.FINISHED else ""
-    run.trajectory = outcome.trajectory
-    run.result = outcome.summary()
-    run.error = outcome.error or ""
+    run.trajectory = storable(outcome.trajectory)
+    run.result = storable(outcome.summary())
+    run.error = storable(outcome.error or "")
     run.finished_at = timezone.now()
     run.save(update_fields=["status", "verdict", "trajectory", "result", "error", "finished_at"])
 

@@ -32,9 +32,11 @@ class HtmxHttpRequest(HttpRequest):
 
 
 def _get_exercise_for_user(request: HtmxHttpRequest, exercise_id: int) -> Exercise:
-    exercise = get_object_or_404(Exercise.objects.select_related("world__course"), pk=exercise_id)
-    if not can_use_exercise(request.user, exercise):
-        raise PermissionDenied("This exercise is not in any of your classes.")
+    """The exercise if she may ask about it; otherwise the same 404 as for an id that does
+    not exist, so the answer never tells which exercise ids exist."""
+    exercise = Exercise.objects.select_related("world__course").filter(pk=exercise_id).first()
+    if exercise is None or not can_use_exercise(request.user, exercise):
+        raise Http404("No such exercise in your classes.")
     return exercise
 
 

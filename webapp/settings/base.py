@@ -50,6 +50,10 @@ INSTALLED_APPS = [
 # against 1.05-1.45 s unlimited (bench/bench_web.py, docs/OPERATIONS.md); 0: no limit.
 WEB_THREADS = env_int("LEANCOACH_WEB_THREADS", 2)
 
+# Live sockets one signed-in user may hold open across every web process (webapp/core/
+# sockets.py; a page holds one or two); past it a socket is closed with code 4429. 0: no cap.
+WS_PER_USER = env_int("LEANCOACH_WS_PER_USER", 20)
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -164,7 +168,7 @@ def _database_from_env() -> dict[str, Any]:
     # SQLite keeps its persistent connections in the web too: they are file handles, not
     # server slots (measured: at most 21 open files per web process at 50 users plus 300
     # websockets), and opening one per request cost a third of a websocket's CPU.
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)  # sessions, password hashes
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "leancoach.sqlite3",
@@ -239,8 +243,13 @@ PROVER_SEARCH_BUDGET = env_int("LEANCOACH_PROVER_SEARCH_BUDGET", 64)
 # admins (console) and cron. `make run` then also starts Celery beat.
 CONTINUAL_EVERY_H = env_int("LEANCOACH_CONTINUAL_EVERY_H", 0)
 CELERY_BEAT_SCHEDULE: dict[str, Any] = {
-    # Ends or re-queues attempts and prover runs no worker will finish (webapp.attempts.sweeper).
-    "sweep-stale": {"task": "lean.sweep_stale", "schedule": SWEEP_EVERY_S},  # noqa: F405
+    # Ends or re-queues attempts and prover runs no worker will finish (webapp.attempts.sweeper),
+    # on SWEEP_QUEUE: where a worker consumes nothing else, it never waits behind work.
+    "sweep-stale": {
+        "task": "lean.sweep_stale",
+        "schedule": SWEEP_EVERY_S,  # noqa: F405
+        "options": {"queue": SWEEP_QUEUE},  # noqa: F405
+    },
 }
 if CONTINUAL_EVERY_H > 0:
     CELERY_BEAT_SCHEDULE["continual-distill"] = {
@@ -308,8 +317,10 @@ if _lti_config:
     LTI_TOOL = load_tool(_lti_config, env_str("LEANCOACH_LTI_PRIVATE_KEY", "") or "")
 
 # School sign-in (webapp.accounts.sso, django-allauth): providers from the JSON file named by
-# LEANCOACH_OIDC_CONFIG (webapp.accounts.sso_settings); none by default. Accounts link by an
-# e-mail address the provider says is verified; a first sign-in makes a student account.
+# LEANCOACH_OIDC_CONFIG (webapp.accounts.sso_settings); none by default. A verified address
+# opens only a student or teacher account that allowed it (or in an allow-listed domain),
+# never staff, admins or superusers: the adapter's authenticate_by_email decides, and
+# EMAIL_AUTHENTICATION only lets allauth ask it; a first sign-in makes a student account.
 from webapp.accounts.sso_settings import load_providers  # noqa: E402
 
 SOCIALACCOUNT_PROVIDERS: dict[str, Any] = {
@@ -321,6 +332,7 @@ SOCIALACCOUNT_PROVIDERS: dict[str, Any] = {
 SOCIALACCOUNT_ADAPTER = "webapp.accounts.sso.SchoolAccountAdapter"
 SOCIALACCOUNT_AUTO_SIGNUP = True
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = True
+# A login the adapter matched by address is linked, so later ones go by the provider's `sub`.
 SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
 SOCIALACCOUNT_STORE_TOKENS = False
 ACCOUNT_EMAIL_VERIFICATION = "none"

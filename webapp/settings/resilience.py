@@ -36,12 +36,20 @@ CELERY_QUEUE_TIME_LIMITS = {
 # reason. Queued deadlines count from the last time the work was queued, running ones from
 # when a worker took it; both are well past the queue's hard time limit.
 SWEEP_EVERY_S = env_int("LEANCOACH_SWEEP_EVERY_S", 60)
+# The queue beat sends the sweep to: "sweep" where a worker consumes it alone (`make run`'s
+# `sweeper`), so it never waits behind checks; "lean" (the default) where no such worker runs.
+SWEEP_QUEUE = env_str("LEANCOACH_SWEEP_QUEUE", "lean") or "lean"
 ATTEMPT_QUEUED_DEADLINE_S = env_int("LEANCOACH_ATTEMPT_QUEUED_DEADLINE_S", 5 * 60)
 ATTEMPT_CHECKING_DEADLINE_S = env_int("LEANCOACH_ATTEMPT_CHECKING_DEADLINE_S", 10 * 60)
 ATTEMPT_MAX_REQUEUES = env_int("LEANCOACH_ATTEMPT_MAX_REQUEUES", 2)
 PROVER_QUEUED_DEADLINE_S = env_int("LEANCOACH_PROVER_QUEUED_DEADLINE_S", 30 * 60)
 PROVER_RUNNING_DEADLINE_S = env_int("LEANCOACH_PROVER_RUNNING_DEADLINE_S", 30 * 60)
 PROVER_MAX_REQUEUES = env_int("LEANCOACH_PROVER_MAX_REQUEUES", 1)
+# Prover and training runs active (queued or running) at once, site-wide; past it a new one
+# is refused with the reason (0: no cap). `make run` sets each one below the pool the two
+# share (webapp.launch), so neither kind can take every process.
+PROVER_MAX_ACTIVE = env_int("LEANCOACH_PROVER_MAX_ACTIVE", 0)
+TRAIN_MAX_ACTIVE = env_int("LEANCOACH_TRAIN_MAX_ACTIVE", 0)
 # The attempt page stops its slow poll after this long and says so.
 ATTEMPT_POLL_DEADLINE_S = env_int("LEANCOACH_ATTEMPT_POLL_DEADLINE_S", 10 * 60)
 
@@ -50,5 +58,8 @@ RATE_LIMITS = {
     "submit": env_str("LEANCOACH_RATE_SUBMIT", "20/m") or "20/m",
     "prover": env_str("LEANCOACH_RATE_PROVER", "10/h") or "10/h",
     "join": env_str("LEANCOACH_RATE_JOIN", "10/10m") or "10/10m",
-    "login": env_str("LEANCOACH_RATE_LOGIN", "10/10m") or "10/10m",  # failed logins
+    # Failed logins of one username from one client address, and of any usernames from one
+    # address (a school's pupils may share one address behind its NAT: higher).
+    "login": env_str("LEANCOACH_RATE_LOGIN", "10/10m") or "10/10m",
+    "login_client": env_str("LEANCOACH_RATE_LOGIN_CLIENT", "100/10m") or "100/10m",
 }
