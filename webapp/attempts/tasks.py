@@ -14,7 +14,6 @@ from webapp.attempts import checking, live
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
-from webapp.core.prepared import PreparedRead, save_fields
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -81,7 +80,7 @@ def _claim(attempt: Attempt, message: str) -> bool:
     claim = {"status": Attempt.Status.CHECKING, "started_at": timezone.now(), "claimed_by": message}
     for name, value in claim.items():
         setattr(attempt, name, value)
-    if save_fields(attempt, list(claim), expect={"status": Attempt.Status.QUEUED}):
+    if Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(**claim):
         live.push(attempt, step=True)  # the row holds exactly these values
         return True
     # Taken meanwhile: what the row holds now.
@@ -113,14 +112,8 @@ def _check_and_coach(attempt: Attempt) -> str:
     return _finish(attempt, Attempt.Status.DONE, "", coach)
 
 
-# The check's first read, compiled once per worker process (webapp/core/prepared.py).
-_ATTEMPT_WITH_EXERCISE = PreparedRead(
-    lambda pk: Attempt.objects.select_related("exercise").filter(pk=pk), pk=int
-)
-
-
 def _fetch(attempt_pk: int) -> Attempt | None:
-    return _ATTEMPT_WITH_EXERCISE.first(pk=attempt_pk)
+    return Attempt.objects.select_related("exercise").filter(pk=attempt_pk).first()
 
 
 def _store_check(
@@ -144,7 +137,7 @@ def _store_check(
             {**t.to_dict(), "line": t.line - offset, "end_line": t.end_line - offset}
             for t in result.tactics
         ]
-        save_fields(attempt, fields)
+        attempt.save(update_fields=fields)
         if stored_before:
             attempt.diagnostics.all().delete()
         rows = [
@@ -203,7 +196,7 @@ def _finish(
                 Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
                 for line, text, kind in coach.suggestions
             )
-        save_fields(attempt, fields)
+        attempt.save(update_fields=fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)
     live.push(attempt)
