@@ -34,6 +34,10 @@ CONNECT_TIMEOUT_S = 1.0
 # health_check_interval): one closed by a Redis restart is replaced, not handed out broken.
 HEALTH_CHECK_INTERVAL_S = 10
 
+# What a call through this boundary raises when Redis is away or stalls (redis-py wraps most
+# socket errors in its own, and lets some OSErrors through).
+ERRORS: tuple[type[Exception], ...] = (redis.RedisError, OSError)
+
 _clients: dict[tuple[str, float, int], redis.Redis] = {}
 _lock = threading.Lock()
 
@@ -67,7 +71,7 @@ def ping(url: str, timeout_s: float = TIMEOUT_S) -> str | None:
     probe = redis.Redis.from_url(url, **connection_options(timeout_s))
     try:
         probe.ping()
-    except (redis.RedisError, OSError) as exc:
+    except ERRORS as exc:
         return f"{type(exc).__name__}: {exc}"
     finally:
         probe.close()

@@ -32,7 +32,7 @@ def _send_check(url: str, attempt_pk: int) -> str:
 
 
 def _queued_ids(url: str) -> list[str]:
-    raw = redis.Redis.from_url(url).lrange("lean", 0, -1)
+    raw: list[bytes] = redis.Redis.from_url(url).lrange("lean", 0, -1)  # type: ignore[assignment]
     return [json.loads(item)["headers"]["id"] for item in raw]
 
 

@@ -14,6 +14,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, CuratedFeedback, Progress, Suggestion
+from webapp.celery import enqueue
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -145,10 +146,8 @@ def do_requeue_attempt(attempt: Attempt) -> int:
 def enqueue_check(attempt: Attempt) -> bool:
     """Send the check to the `lean` queue; if the broker is unreachable, end the attempt now
     with the reason (the proof is stored and stays in the editor, to submit again)."""
-    from webapp.attempts.tasks import check_attempt
-
     try:
-        check_attempt.delay(attempt.pk)
+        enqueue("lean.check_attempt", attempt.pk)
     except Exception as exc:  # kombu/redis raise many types; every one means "not queued"
         log.warning("could not queue the check of attempt %s: %s", attempt.pk, exc)
         do_fail_attempt(

@@ -10,7 +10,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import Count
 from django.utils import timezone
 
-from webapp.attempts import checking, live
+from webapp.attempts import checking, live, sweeper
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
@@ -77,14 +77,11 @@ def _claim(attempt: Attempt, message: str) -> bool:
     """Take a queued attempt for this task message. The same message may take it again (a
     redelivery after its worker was lost, or a retry); another copy of the check (the sweeper
     re-queued it while the first message was still on the queue) steps aside."""
-    claim = {"status": Attempt.Status.CHECKING, "started_at": timezone.now(), "claimed_by": message}
-    for name, value in claim.items():
-        setattr(attempt, name, value)
-    if Attempt.objects.filter(pk=attempt.pk, status=Attempt.Status.QUEUED).update(**claim):
+    if attempt.claim(Attempt.Status.CHECKING, message):
         live.push(attempt, step=True)  # the row holds exactly these values
         return True
-    # Taken meanwhile: what the row holds now.
-    attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
+    # Taken meanwhile: the instance holds what the row holds now.
+    attempt.refresh_from_db(fields=["status_detail"])
     return not attempt.is_finished and attempt.claimed_by == message
 
 
@@ -229,6 +226,4 @@ def _most_used_header() -> str:
 @shared_task(name="lean.sweep_stale")
 def sweep_stale() -> dict[str, int]:
     """Celery beat runs this every SWEEP_EVERY_S: ends what no worker will finish."""
-    from webapp.attempts.sweeper import sweep
-
-    return sweep()
+    return sweeper.sweep()

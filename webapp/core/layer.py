@@ -41,6 +41,7 @@ class RedisChannelLayer(ChannelsRedisLayer):
 
     brpop_timeout = int(TIMEOUT_S)
 
+
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_pid = 0
