@@ -141,7 +141,7 @@ def test_pushes_carry_the_students_view(
 ) -> None:
     sent: list[str] = []
     monkeypatch.setattr(
-        "webapp.provers.tasks.push", lambda group, html, final=False: sent.append(html)
+        "webapp.provers.live.push", lambda group, html, final=False: sent.append(html)
     )
     push_prover_state(run.pk, final=True)
     assert sent and "simp_secret_proof" not in sent[0] and "hidden until you solve" in sent[0]

@@ -77,7 +77,6 @@ def prepare_sending() -> bool:
 
         app.finalize(auto=True)
         _ = app.backend  # one per process (CELERY_RESULT_BACKEND_THREAD_SAFE), every send's
-        _ = app.tasks["lean.check_attempt"]
         _ = app.events.Dispatcher  # every send builds its (disabled) event dispatcher
         with app.producer_or_acquire() as producer:  # released into the pool, connected
             producer.connection.ensure_connection(max_retries=1, interval_start=0, timeout=2)
