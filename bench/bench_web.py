@@ -744,8 +744,10 @@ async def class_scenario(stack: Stack, args: argparse.Namespace, seeded: dict[st
     show(submit)
     stack_cpu = sum(spent[k] - before.get(k, 0.0) for k in spent if k != "load generator")
     load_cpu = spent["load generator"] - before["load generator"]
+    answered = len(page.latencies) + len(submit.latencies)
     print(f"    CPU: the stack {100 * stack_cpu / page.seconds / usable_cores():.0f}% of "
-          f"{usable_cores()} cores, the load generator "
+          f"{usable_cores()} cores ({1000 * stack_cpu / max(answered, 1):.1f} ms per request, "
+          f"its checks included), the load generator "
           f"{100 * load_cpu / page.seconds / usable_cores():.0f}%")  # fmt: skip
 
 
