@@ -28,6 +28,8 @@ class QueuedWork(models.Model):
     claimed_by = models.CharField(max_length=64, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    objects = models.Manager()  # what each of the models gets anyway, declared for `claim`
+
     class Meta:
         abstract = True
 
@@ -38,11 +40,8 @@ class QueuedWork(models.Model):
         instance then holds the row's status, started_at and claimed_by."""
         now = timezone.now()
         still_queued = {"pk": self.pk, "status": QUEUED}  # `status` is each model's own field
-        took = (
-            type(self)
-            ._default_manager.filter(**still_queued)
-            .update(status=running, started_at=now, claimed_by=message)
-        )
+        rows = type(self).objects.filter(**still_queued)
+        took = rows.update(status=running, started_at=now, claimed_by=message)
         if took:
             self.status, self.started_at, self.claimed_by = running, now, message
         else:
