@@ -749,6 +749,7 @@ async def class_scenario(stack: Stack, args: argparse.Namespace, seeded: dict[st
           f"{usable_cores()} cores ({1000 * stack_cpu / max(answered, 1):.1f} ms per request, "
           f"its checks included), the load generator "
           f"{100 * load_cpu / page.seconds / usable_cores():.0f}%")  # fmt: skip
+    print(f"    CPU per request by process tree: {cpu_per(before, spent, max(answered, 1))}")
 
 
 def main() -> int:
