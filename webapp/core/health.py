@@ -112,14 +112,15 @@ def check_serving_model() -> Component:
             run = preparing_run()
         except DatabaseError:  # the database's own check says what is wrong with it
             run = None
-        # Optional: without a promoted checkpoint the prover serves its base model.
         if run is not None:  # the first-run fine-tune, a background job on the `train` queue
+            # "Ask the prover" waits for it (webapp.provers.actions): degraded meanwhile.
             return Component(
-                True,
+                False,
                 f"preparing the default prover model, {run.progress_percent}% "
-                f"(training run {run.pk}, {run.status}); the prover uses its base model meanwhile",
+                f"(training run {run.pk}, {run.status})",
                 data={"checkpoint": None, "preparing_percent": run.progress_percent},
             )
+        # Optional: without a promoted checkpoint the prover serves its base model.
         return Component(
             True,
             "no checkpoint promoted to serving yet; the prover uses its base model",
