@@ -46,7 +46,7 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy webapp tutor training
+	$(VENV)/bin/mypy webapp tutor training bench tests
 
 fmt: install
 	$(VENV)/bin/ruff format .

@@ -24,7 +24,14 @@ students and the teacher over HTTP, then measures:
   burst; each submit's answer tells it what it draws, as the browser does):
   submit-to-verdict-on-the-page, the latency a student sees;
 - 300 websockets opened at once on the students' attempts: connect to the replayed state,
-  and the CPU per socket.
+  and the CPU per socket;
+- a class at work (`--class-students`, 300 by default): each student loads her exercise page
+  every 10 s and submits a proof once a minute, at times spread at random, for
+  `--class-seconds` (open loop: a request goes out when it is due, whether or not the last
+  one answered, and its latency counts from then). The stack's CPU over the class's time is
+  printed as a share of the machine's cores.
+
+`--only` picks parts (levels, bursts, sockets, class); all by default.
 
 `--database-url postgres://...` (an empty database) serves from PostgreSQL instead of the
 embedded SQLite; `--keep` keeps the temp dir with the logs.
@@ -261,6 +268,41 @@ def seed_users(n: int) -> dict[str, object]:
     assert exercise is not None
     return {"students": names, "teacher": teacher.username, "course": course.slug,
             "exercise": exercise, "exercise_path": f"/courses/{course.slug}/{exercise.name}/"}  # fmt: skip
+
+
+def seed_class(n: int) -> list[str]:
+    """N more students in the demo class, signed in with sessions written here as Django's
+    login() writes them (the user's id, the backend, the password hash's digest), not over
+    HTTP: hashing 300 passwords would take minutes. Returns each one's cookies; the CSRF
+    cookie holds a secret that the form sends back unmasked (Django accepts a 32-character
+    token as the secret itself: django/middleware/csrf.py _check_token)."""
+    import secrets
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import User
+
+    from webapp.accounts.models import Classroom
+
+    classroom = Classroom.objects.first()
+    assert classroom is not None, "seed_demo made no class"
+    made = User.objects.bulk_create(
+        [User(username=f"pupil{i}", password="!") for i in range(n)], ignore_conflicts=True
+    )
+    users = list(User.objects.filter(username__in=[u.username for u in made]).order_by("pk"))
+    classroom.students.add(*users)
+    store_class = import_module(settings.SESSION_ENGINE).SessionStore
+    cookies = []
+    for user in users:
+        store = store_class()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        csrf = secrets.token_hex(16)  # 32 characters
+        cookies.append(f"sessionid={store.session_key}; csrftoken={csrf}")
+    return cookies
 
 
 async def login(port: int, username: str) -> str:
@@ -502,6 +544,72 @@ async def websockets_at_once(port: int, pairs: list[tuple[str, int]], n: int) ->
     return Result("websocket→state", n, latencies, errors, time.perf_counter() - started)
 
 
+async def class_at_work(
+    port: int,
+    cookies: list[str],
+    page_path: str,
+    exercise: object,
+    seconds: float,
+    page_every_s: float = 10.0,
+    submit_every_s: float = 60.0,
+) -> tuple[Result, Result]:
+    """Each student loads `page_path` every `page_every_s` and submits every
+    `submit_every_s`, her first of each at a random time within its period, each request on
+    a new connection (uvicorn closes one idle for 5 s, its --timeout-keep-alive). Open loop:
+    each request's latency counts from when it was due."""
+    import random
+
+    submit_path = f"/attempts/submit/{exercise.pk}/"  # type: ignore[attr-defined]
+    pages: list[float] = []
+    submits: list[float] = []
+    errors = {"page": 0, "submit": 0}
+    codes: dict[int, int] = {}
+    started = time.perf_counter()
+    stop_at = started + seconds
+
+    async def student(i: int) -> None:
+        cookie = cookies[i]
+        token = re.search(r"csrftoken=([^;]+)", cookie)
+        rng = random.Random(i)
+        due = {"page": started + rng.uniform(0, page_every_s),
+               "submit": started + rng.uniform(0, submit_every_s)}  # fmt: skip
+        sent = 0
+        while True:
+            kind = min(due, key=lambda k: due[k])
+            if due[kind] >= stop_at:
+                break
+            await asyncio.sleep(max(0.0, due[kind] - time.perf_counter()))
+            conn = Conn(port, cookie)
+            try:
+                if kind == "page":
+                    status, _, _ = await conn.request("GET", page_path)
+                else:
+                    sent += 1
+                    proof = PROOF.replace("bench", f"pupil_{i}_{sent}")
+                    body = urlencode({"proof": proof,
+                                      "csrfmiddlewaretoken": token.group(1) if token else ""})  # fmt: skip
+                    status, _, _ = await conn.request("POST", submit_path, body.encode(), {
+                        "Content-Type": "application/x-www-form-urlencoded",
+                        "HX-Request": "true", "Referer": f"http://127.0.0.1:{port}/"})  # fmt: skip
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                status = 0
+            await conn.close()
+            latency = time.perf_counter() - due[kind]
+            if status == 200:
+                (pages if kind == "page" else submits).append(latency)
+            else:
+                errors[kind] += 1
+                codes[status] = codes.get(status, 0) + 1
+            due[kind] += page_every_s if kind == "page" else submit_every_s
+
+    await asyncio.gather(*(student(i) for i in range(len(cookies))))
+    elapsed = time.perf_counter() - started
+    if codes:
+        print(f"  answers other than 200: {codes}")
+    return (Result("class: page", len(cookies), pages, errors["page"], elapsed),
+            Result("class: submit", len(cookies), submits, errors["submit"], elapsed))  # fmt: skip
+
+
 def show(result: Result, baseline: Result | None = None, reference_ms: float = 0.0) -> None:
     """`baseline`: the static file at the same concurrency (throughput ratio); `reference_ms`:
     her exercise page alone (c=1, p50) in the same run, the unit for latencies that have no
@@ -551,7 +659,7 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     for path in [p for _, p, _ in pages]:  # warm every process's caches before measuring
         await closed_loop(port, "warm", path, cookies if path != "/attempts/review/" else [teacher],
                           8, 1.0)  # fmt: skip
-    for level in args.levels:
+    for level in args.levels if "levels" in args.only else []:
         print(f"\nclosed loop, c={level}, {args.seconds:.0f} s each")
         baseline = await closed_loop(port, f"static {static_path.rsplit('/', 1)[-1][:12]}",
                                      static_path, [], level, args.seconds)  # fmt: skip
@@ -574,8 +682,9 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     # The third time each student has the exercise page open (its live socket opened before
     # the burst, with the page), and the verdict counts when it is on her page.
     exercise_path = str(seeded["exercise_path"])
-    for when, watch in (("first, on cold processes", ""), ("again, warm", ""),
-                        ("warm, each student's exercise page open", exercise_path)):  # fmt: skip
+    bursts = (("first, on cold processes", ""), ("again, warm", ""),
+              ("warm, each student's exercise page open", exercise_path))  # fmt: skip
+    for when, watch in bursts if "bursts" in args.only else ():
         print(f"\nburst of {args.submits} submits at once, {when} (the REPL test double checks)")
         open_pages: list[Any] | None = None
         if watch:  # opened with the page, before the burst: not counted below
@@ -602,8 +711,16 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
         for name, cookie in zip(students, cookies, strict=True)
         if name in owned
     ]
-    if not args.sockets:
-        return
+    if args.sockets and "sockets" in args.only and pairs:
+        await sockets_at_once(stack, args, pairs, reference_ms)
+    if args.class_students and "class" in args.only:
+        await class_scenario(stack, args, seeded)
+
+
+async def sockets_at_once(
+    stack: Stack, args: argparse.Namespace, pairs: list[tuple[str, int]], reference_ms: float
+) -> None:
+    port = stack.port
     print(f"\n{args.sockets} websockets opened at once on {len(pairs)} students' attempts")
     before, connections = stack.cpu_seconds(), stack.redis_connections()
     sockets = await websockets_at_once(port, pairs, args.sockets)
@@ -611,6 +728,28 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     print(f"    CPU per websocket: {cpu_per(before, stack.cpu_seconds(), args.sockets)}")
     connections = stack.redis_connections() - connections - 1
     print(f"    new Redis connections: {connections} ({connections / args.sockets:.2f} per socket)")
+
+
+async def class_scenario(stack: Stack, args: argparse.Namespace, seeded: dict[str, object]) -> None:
+    from asgiref.sync import sync_to_async
+
+    cookies = await sync_to_async(seed_class)(args.class_students)
+    print(f"\na class of {len(cookies)} students for {args.class_seconds:.0f} s: her exercise "
+          "page every 10 s, a submit a minute each (open loop)")  # fmt: skip
+    before = stack.cpu_seconds()
+    page, submit = await class_at_work(stack.port, cookies, str(seeded["exercise_path"]),
+                                       seeded["exercise"], args.class_seconds)  # fmt: skip
+    spent = stack.cpu_seconds()
+    show(page)
+    show(submit)
+    stack_cpu = sum(spent[k] - before.get(k, 0.0) for k in spent if k != "load generator")
+    load_cpu = spent["load generator"] - before["load generator"]
+    answered = len(page.latencies) + len(submit.latencies)
+    print(f"    CPU: the stack {100 * stack_cpu / page.seconds / usable_cores():.0f}% of "
+          f"{usable_cores()} cores ({1000 * stack_cpu / max(answered, 1):.1f} ms per request, "
+          f"its checks included), the load generator "
+          f"{100 * load_cpu / page.seconds / usable_cores():.0f}%")  # fmt: skip
+    print(f"    CPU per request by process tree: {cpu_per(before, spent, max(answered, 1))}")
 
 
 def main() -> int:
@@ -628,9 +767,16 @@ def main() -> int:
                         "SQLite, as `make run`)")  # fmt: skip
     parser.add_argument("--worker-args", default="",
                         help='more Celery worker options, e.g. "--pool threads"')  # fmt: skip
+    parser.add_argument("--class-students", type=int, default=300,
+                        help="students of the class at work (0: none)")  # fmt: skip
+    parser.add_argument("--class-seconds", type=float, default=60.0,
+                        help="how long the class works")  # fmt: skip
+    parser.add_argument("--only", default="levels,bursts,sockets,class",
+                        help="the parts to run, comma-separated")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",") if x]
+    args.only = {x.strip() for x in args.only.split(",") if x.strip()}
     var = Path(tempfile.mkdtemp(prefix="bench-web-"))
     stack = start_stack(var, args.web_workers, args.database_url, args.worker_args)
     print(f"stack: {stack.env['LEANCOACH_WEB_WORKERS']} web processes "

@@ -1,17 +1,18 @@
-"""ASGI entry point: Django views over HTTP, Channels consumers over websockets."""
+"""ASGI entry point: Django views over HTTP (Django's own handler), Channels consumers over
+websockets."""
 
 from __future__ import annotations
 
 import os
 import threading
 
-from webapp.core.asgi_handler import get_asgi_application
+from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings.dev")
-# Read by the settings: this process serves requests each in a thread of its own (below).
+# Read by the settings: this process serves each request in a thread of its own, so its
+# database connections come from a pool (PostgreSQL) or last one request (SQLite).
 os.environ["LEANCOACH_ASGI_SERVER"] = "1"
-# Django must be set up before the routing imports consumers (and through them, models). The
-# handler runs the middleware chain in one thread trip per request (core/asgi_handler.py).
+# Django must be set up before the routing imports consumers (and through them, models).
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402

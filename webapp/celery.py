@@ -13,6 +13,9 @@ broker, the checks (or prover runs) cut off mid-run: marked started but run by n
 (webapp.attempts.sweeper.sweep_cut_off). A worker killed with its pool, or a stack restarted
 after a crash, has them checked again within seconds of coming back, not after the
 sweeper's deadline.
+
+Writes queue them by name (`enqueue`), so the modules that queue work (actions) and the ones
+that do it (tasks) never import each other. This module imports none of the apps' modules.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import threading
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import celeryd_after_setup, task_postrun, task_prerun, worker_process_init
+from celery.signals import celeryd_after_setup, task_postrun, task_prerun
 from kombu import Exchange, Queue
 
 # Whether the process was given its settings: any `python -m webapp.<module>` imports this
@@ -87,36 +90,19 @@ def _remember_queues(sender: Any = None, instance: Any = None, **_: Any) -> None
     _consumed_queues = frozenset(instance.app.amqp.queues.consume_from)
 
 
-@worker_process_init.connect
-def _prepare_sending(**_: Any) -> threading.Thread:
-    """A pool process sets up the channel layer, the cache client and the broker connection
-    its first task would (webapp.core.warmup); in a thread, so an unreachable Redis does not
-    hold the start that Celery times."""
-    from webapp.core.warmup import prepare_sending
-
-    thread = threading.Thread(target=prepare_sending, name="prepare-sending", daemon=True)
-    thread.start()
-    return thread
+def consumed_queues() -> frozenset[str]:
+    """The queues this worker process takes (empty outside a worker)."""
+    return _consumed_queues
 
 
-@worker_process_init.connect
-def _prestart_lean(**_: Any) -> threading.Thread | None:
-    """A pool process of a `lean` worker starts its Lean REPL while it waits for its first
-    check (webapp.attempts.tasks.prestart_lean). In a thread: Celery gives a starting pool
-    process a few seconds, and a real REPL's imports take longer."""
-    if "lean" not in _consumed_queues:
-        return None
-    from webapp.attempts.tasks import prestart_lean
-
-    def run() -> None:
-        try:
-            prestart_lean()
-        except Exception:  # noqa: BLE001 - the first check starts it instead, and says why
-            logging.getLogger(__name__).exception("Lean REPL prestart failed")
-
-    thread = threading.Thread(target=run, name="lean-prestart", daemon=True)
-    thread.start()
-    return thread
+def enqueue(name: str, *args: Any) -> None:
+    """Queue the task registered as `name` with `args`, routed by its name's queue prefix
+    (task_routes above). The task row in the database is every task's result: nothing is
+    stored in the result backend, and the sender does not subscribe to one
+    (celery/app/base.py send_task: on_task_call unless ignore_result). Raises what the broker
+    raises when it cannot take the message. Every name queued is a registered task
+    (tests/webapp/test_celery_routing.py reads them from the code)."""
+    app.send_task(name, args=args, ignore_result=True)
 
 
 class CutOffWork(bootsteps.StartStopStep):

@@ -74,9 +74,8 @@ def _serving_settings(env: dict[str, str]) -> None:
     env.setdefault(
         "DJANGO_SETTINGS_MODULE", "webapp.settings.dev" if dev else "webapp.settings.embedded"
     )
-    # One process per core (each runs a few requests at once in its threads,
-    # core/asgi_handler.py): measured on 2 cores, two processes served pages, submits and
-    # sockets faster than four (docs/OPERATIONS.md). A dev run keeps one, so --reload works.
+    # One process per core (each runs its requests in threads, as Django's ASGI handler
+    # does). A dev run keeps one, so --reload works.
     cores = usable_cores()
     env.setdefault("LEANCOACH_WEB_WORKERS", "1" if dev else str(min(cores, 8)))
     # No per-message compression on websockets: a page's updates are a few KB on a school's

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,13 +60,14 @@ def test_ids_must_be_fresh_and_in_order() -> None:
     tracker = repl_module.IdTracker()
     tracker.accept({"cmd": "x"}, {"env": 0, "sorries": [{"proofState": 0}]})
     tracker.accept({"tactic": "t", "proofState": 0}, {"proofState": 1, "goals": []})
-    for request, reply in [
+    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({"cmd": "x", "env": 0}, {"env": 0}),  # reused
         ({"cmd": "x", "env": 0}, {"env": 7}),  # skipped ahead
         ({"tactic": "t", "proofState": 0}, {"proofState": 1, "goals": []}),
         ({"cmd": "x", "env": 0}, {"env": 1, "extra": True}),  # not a REPL key
         ({"cmd": "x", "env": 0}, {"env": 1, "sorries": [{"proofState": "2"}]}),
-    ]:
+    ]
+    for request, reply in cases:
         with pytest.raises(ReplProtocolError):
             repl_module.IdTracker(next_env=1, next_proof_state=2).accept(request, reply)
 

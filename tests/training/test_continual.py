@@ -74,7 +74,7 @@ def _snapshot(tmp_path: Path, seed: int = 0) -> tuple[Path, list[str]]:
             "id": "attempt-1",
             "problem_id": solved.id,
             "student": "student-7",
-            "code": solved.statement + "\n" + solved.reference_proof,
+            "code": solved.statement + "\n" + (solved.reference_proof or ""),
             "proof": solved.reference_proof,
             "valid": True,
             "diagnostics": [],
@@ -243,6 +243,7 @@ def test_classroom_data_trains_and_the_gate_refuses_without_a_gain(
     after = load_file(str(result.checkpoint / "model.safetensors"))
     assert any(not torch.equal(before[k], after[k]) for k in after if k in before)
     # Lineage: exactly which attempts and reviews, in the run folder.
+    assert result.run_dir is not None
     lineage = json.loads((result.run_dir / "lineage.json").read_text())
     assert lineage["attempts"] == ["attempt-1", "attempt-2"]
     assert lineage["reviews"] == ["curated-11", "curated-12"]
@@ -274,6 +275,7 @@ def test_a_significant_gain_on_held_out_problems_is_promoted(
     assert result.promoted, result.reason
     assert result.gate["p_value"] < config.classroom.gate_alpha
     registry = CheckpointRegistry(config.checkpoints.registry)
+    assert result.checkpoint is not None
     assert registry.serving_path() == result.checkpoint.resolve()
     # Rollback stays one call: nothing previous here, so it says so.
     assert not registry.rollback("test").ok
@@ -335,6 +337,7 @@ def test_search_examples_train_and_the_lineage_counts_them(
     assert result.error is None
     # 1 student solution + the found proof's 2 steps in the SFT term; the dead end replayed.
     assert records[0]["sft_examples"] == 3 and records[0]["replayed"] == 1
+    assert result.run_dir is not None
     lineage = json.loads((result.run_dir / "lineage.json").read_text())
     assert lineage["counts"]["search_sft_examples"] == 2
     assert lineage["counts"]["search_fd_examples"] == 1

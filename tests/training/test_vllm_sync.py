@@ -74,7 +74,7 @@ def test_rollouts_go_through_the_engine_protocol(tiny_model_dir, fake_checker, t
     trajectories = rollout([problem], 2, 1.0)
     assert len(trajectories) == 2 and engine.asleep
     assert len(engine.weights) == len(model.state_dict())
-    rollout.sync.mark_stale()  # what optimizer_step does
+    rollout.sync.mark_stale()  # type: ignore[attr-defined]  # what optimizer_step does
     rollout([problem], 1, 1.0)
     assert [e for e in engine.events if e.startswith("load")] == [
         "load:" + str(len(engine.weights))

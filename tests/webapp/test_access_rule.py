@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -26,7 +27,7 @@ from webapp.courses.models import Course, Exercise, World
 from webapp.provers.access import can_see_run, visible_runs
 from webapp.provers.models import ProverRun
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI keys for Client.post
 
 
 @dataclass

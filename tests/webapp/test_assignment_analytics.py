@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.contrib.auth.models import User
@@ -41,9 +42,9 @@ def _try(
     minutes: int,
     *,
     valid: bool,
-    errors: list[tuple[str, int]] = (),
-    tips: list[str] = (),
-) -> Attempt:  # type: ignore[assignment]
+    errors: Sequence[tuple[str, int]] = (),
+    tips: Sequence[str] = (),
+) -> Attempt:
     attempt = Attempt.objects.create(
         student=student, exercise=cast.exercise, proof="  simp", status="done", valid=valid
     )

@@ -49,7 +49,7 @@ def _assignment(
 
 def _attempt(
     cast: Cast, *, valid: bool | None, at: datetime, student=None, exercise=None
-) -> Attempt:  # type: ignore[no-untyped-def]
+) -> Attempt:
     attempt = Attempt.objects.create(
         student=student or cast.student,
         exercise=exercise or cast.exercise,

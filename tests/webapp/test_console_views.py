@@ -112,7 +112,7 @@ def test_launch_creates_a_queued_run_and_enqueues_it_on_commit(
     django_capture_on_commit_callbacks,
 ) -> None:
     with (
-        mock.patch("webapp.console.tasks.run_training.delay") as delay,
+        mock.patch("webapp.console.actions.enqueue") as delay,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = admin_client.post(reverse("console:launch"), _launch_data(cast))
@@ -122,11 +122,11 @@ def test_launch_creates_a_queued_run_and_enqueues_it_on_commit(
     )
     assert (run.algorithm, run.steps, run.switch_step, run.status) == ("FD-GRPO", 6, 3, "queued")
     assert run.created_by == cast.admin
-    delay.assert_called_once_with(run.pk)
+    delay.assert_called_once_with("train.run_training", run.pk)
 
 
 def test_launch_over_htmx_redirects_the_client(admin_client: Client, cast: Cast) -> None:
-    with mock.patch("webapp.console.tasks.run_training.delay"):
+    with mock.patch("webapp.console.actions.enqueue"):
         response = admin_client.post(
             reverse("console:launch"), _launch_data(cast), HTTP_HX_REQUEST="true"
         )
@@ -137,7 +137,7 @@ def test_bad_launch_input_gets_messages_and_keeps_the_values(
     admin_client: Client, cast: Cast
 ) -> None:
     data = _launch_data(cast, switch_step=9, alpha=1.5, base_model="/my/model")
-    with mock.patch("webapp.console.tasks.run_training.delay") as delay:
+    with mock.patch("webapp.console.actions.enqueue") as delay:
         response = admin_client.post(reverse("console:launch"), data, HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 200 and 'id="launch-form"' in html
@@ -193,7 +193,7 @@ def test_plot_view_serves_only_the_runs_own_pngs(
     TrainingRun.objects.filter(pk=run.pk).update(output_dir=str(tmp_path))
     ok = admin_client.get(reverse("console:run_plot", args=[run.pk, "loss.png"]))
     assert ok.status_code == 200 and ok["Content-Type"] == "image/png"
-    assert b"".join(ok.streaming_content) == b"\x89PNG fake"
+    assert b"".join(ok.streaming_content) == b"\x89PNG fake"  # type: ignore[attr-defined]
     assert (
         admin_client.get(reverse("console:run_plot", args=[run.pk, "..%2Fsecret.png"])).status_code
         == 404

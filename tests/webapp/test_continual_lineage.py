@@ -177,9 +177,11 @@ def _class_problems(cast: Cast) -> list[Exercise]:
     from tests.training.test_continual import ALL
 
     cast.exercise.delete()
+    world = cast.course.worlds.first()
+    assert world is not None
     return [
         Exercise.objects.create(
-            world=cast.course.worlds.first(),
+            world=world,
             order=i,
             name=r["name"],
             formal_statement=r["formal_statement"],
@@ -242,6 +244,7 @@ def test_curated_feedback_rows_reach_a_gated_checkpoint(
     assert result.error is None
     assert all(r["human_trajectories"] == 1 and r["human_fd_loss"] > 0 for r in records)
     assert all(r["sft_examples"] == 1 for r in records)
+    assert result.checkpoint is not None
     after = load_file(str(result.checkpoint / "model.safetensors"))
     before = model.state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in after if k in before)
@@ -250,6 +253,7 @@ def test_curated_feedback_rows_reach_a_gated_checkpoint(
     serving = CheckpointRegistry(config.checkpoints.registry).serving_path()
     if gain:
         assert result.promoted, result.reason
+        assert result.checkpoint is not None
         assert serving == result.checkpoint.resolve()
     else:
         assert not result.promoted and "not above" in result.reason and serving is None

@@ -108,12 +108,13 @@ def test_the_starter_course_is_core_lean_only() -> None:
     worlds = {p["world"] for p in problems}
     assert {"logic", "nat", "list"} <= worlds
     for p in problems:
-        assert p["formal_statement"].rstrip().endswith(":= by"), p["name"]
-        assert f"theorem {p['name']} " in p["formal_statement"], p["name"]
-        assert p["reference_proof"].strip() and "sorry" not in p["reference_proof"], p["name"]
-        assert "Mathlib" not in p["header"] + p["reference_proof"], p["name"]
+        statement, proof = str(p["formal_statement"]), str(p["reference_proof"])
+        assert statement.rstrip().endswith(":= by"), p["name"]
+        assert f"theorem {p['name']} " in statement, p["name"]
+        assert proof.strip() and "sorry" not in proof, p["name"]
+        assert "Mathlib" not in str(p["header"]) + proof, p["name"]
         # Tactic blocks must be indented past the statement.
-        assert all(line.startswith("  ") for line in p["reference_proof"].split("\n")), p["name"]
+        assert all(line.startswith("  ") for line in proof.split("\n")), p["name"]
 
 
 @pytest.mark.django_db

@@ -30,8 +30,8 @@ def test_it_is_queued_once_on_the_train_queue(
     registry: Path, django_capture_on_commit_callbacks: Any, monkeypatch: Any, db: None
 ) -> None:
     sent: list[tuple[str, Any]] = []
-    monkeypatch.setattr("celery.app.task.Task.apply_async",
-                        lambda self, args=None, kwargs=None, **kw: sent.append((self.name, tuple(args))))  # fmt: skip
+    monkeypatch.setattr("webapp.console.default_model.enqueue",
+                        lambda name, *args: sent.append((name, args)))  # fmt: skip
     with django_capture_on_commit_callbacks(execute=True):
         run = do_queue_default_model()
     assert run is not None and run.status == TrainingRun.Status.QUEUED

@@ -38,7 +38,16 @@ def _password(url: str) -> str:
 
 
 def _queued_ids(url: str) -> list[str]:
-    raw = redis.Redis.from_url(url).lrange("lean", 0, -1)
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            raw: list[bytes] = client.lrange("lean", 0, -1)  # type: ignore[assignment]
+            break
+        except redis.BusyLoadingError:  # a restarted Redis reads its append-only file first
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     return [json.loads(item)["headers"]["id"] for item in raw]
 
 

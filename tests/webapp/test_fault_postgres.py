@@ -107,7 +107,9 @@ def test_a_postgres_restart_during_checks_leaves_nothing_stuck(
             import psycopg
 
             with psycopg.connect(url) as db:
-                last = db.execute("SELECT max(id) FROM attempts_attempt").fetchone()[0]
+                row = db.execute("SELECT max(id) FROM attempts_attempt").fetchone()
+            assert row is not None
+            last = row[0]
             page = client.get(f"/attempts/{last}/")
             home = client.get("/", follow_redirects=True)
         assert killed >= 2, "the simulated restart closed no connection"

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import shlex
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -13,6 +16,8 @@ from webapp.celery import app as celery_app
 from webapp.core import health
 
 pytestmark = pytest.mark.django_db
+
+FAKE_REPL = Path(__file__).resolve().parents[1] / "fakes" / "fake_repl.py"
 
 COMPONENTS = {"database", "redis", "workers", "lean", "gpu", "serving_model"}
 
@@ -108,7 +113,7 @@ def test_it_is_down_with_503_when_redis_is_unreachable(client: Client) -> None:
 def test_it_reports_no_serving_checkpoint_on_a_fresh_install(client: Client, tmp_path) -> None:
     with override_settings(CHECKPOINT_ROOT=tmp_path):
         serving = client.get("/healthz?fresh=1").json()["components"]["serving_model"]
-    assert serving["ok"] is False
+    assert serving["ok"] is True  # optional: the prover serves its base model meanwhile
     assert serving["data"]["checkpoint"] is None
 
 
@@ -158,3 +163,40 @@ def test_it_names_the_promoted_checkpoint(client: Client, tmp_path, tiny_model_d
     assert serving["ok"] is True
     assert serving["data"]["checkpoint"] == "runs/demo/step-000004"
     assert "version 1" in serving["detail"]
+
+
+@pytest.mark.django_db(transaction=True)  # the embedded worker closes the test's connection
+def test_a_healthy_stack_is_ok_whatever_its_hardware(
+    live_worker: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lean, the database, Redis and a worker on every queue, on a host without a GPU and
+    with no promoted checkpoint (a CPU setup, by design): `ok`, with both absences reported."""
+    monkeypatch.setenv("LEAN_REPL_CMD", shlex.join([sys.executable, str(FAKE_REPL)]))
+    monkeypatch.setattr(health, "_gpu_probe", lambda: (False, "no GPU on the web host"))
+    deadline = time.monotonic() + 20  # the worker thread answers broadcasts once it is up
+    with override_settings(CHECKPOINT_ROOT=tmp_path):
+        status = health.system_status()
+        while not status["components"]["workers"]["ok"] and time.monotonic() < deadline:
+            status = health.system_status()
+        health.clear_cache()
+        public = Client().get("/healthz")
+    components = status["components"]
+    assert components["lean"]["ok"], components["lean"]
+    assert status["status"] == "ok", status
+    assert public.status_code == 200 and public.json() == {"status": "ok"}
+    gpu, serving = components["gpu"], components["serving_model"]
+    assert gpu["data"]["present"] is False and "no GPU" in gpu["detail"]
+    assert serving["data"]["checkpoint"] is None and "base model" in serving["detail"]
+
+
+def test_redis_down_is_reported_without_asking_the_workers(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers are asked over the broker, which is this Redis: with it down the answer does
+    not wait out the broker's retries (a stall must read `down` within 5 s)."""
+    asked: list[float] = []
+    monkeypatch.setitem(health.CHECKS, "workers", lambda **_: asked.append(1))
+    with override_settings(REDIS_URL="redis://127.0.0.1:1/0"):
+        body = client.get("/healthz?fresh=1").json()
+    assert body["status"] == "down" and asked == []
+    assert "broker (Redis) does not answer" in body["components"]["workers"]["detail"]

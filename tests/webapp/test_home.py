@@ -17,4 +17,4 @@ def test_it_sends_signed_in_users_to_their_dashboard(client: Client) -> None:
     client.force_login(User.objects.create_user("sam"))
     response = client.get("/")
     assert response.status_code == 302
-    assert response.url == "/me/"
+    assert response["Location"] == "/me/"

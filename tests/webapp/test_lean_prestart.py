@@ -1,9 +1,10 @@
 """A `lean` worker's pool process starts its REPL, with the header most exercises use, as
-it starts (webapp.celery, webapp.attempts.tasks.prestart_lean): the first check after a
+it starts (webapp.core.warmup, webapp.attempts.tasks.prestart_lean): the first check after a
 (re)start does not wait for Lean to start and import Mathlib. Other workers start none."""
 
 from __future__ import annotations
 
+import logging
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from tests.webapp.cast import Cast
 from webapp import celery as worker_app
 from webapp.attempts import checking
+from webapp.core import warmup
 from webapp.courses.models import Exercise
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,7 +52,7 @@ def test_a_lean_worker_starts_the_repl_with_the_most_used_header(
         Exercise.objects.create(world=world, order=10 + i, name=f"m{i}", header=MATHLIB,
                                 formal_statement=f"theorem m{i} : True := by")  # fmt: skip
     _worker_consuming("lean", "prover", "train")  # make run's one worker
-    thread: Any = worker_app._prestart_lean()
+    thread: Any = warmup.prestart_lean_in_pool()
     assert thread is not None
     thread.join(timeout=10)
     assert recorder.headers == [MATHLIB]
@@ -58,14 +60,14 @@ def test_a_lean_worker_starts_the_repl_with_the_most_used_header(
 
 def test_no_exercise_means_the_empty_header(recorder: Recorder) -> None:
     _worker_consuming("lean")
-    thread: Any = worker_app._prestart_lean()
+    thread: Any = warmup.prestart_lean_in_pool()
     thread.join(timeout=10)
     assert recorder.headers == [""]
 
 
 def test_other_workers_start_no_repl(recorder: Recorder) -> None:
     _worker_consuming("prover", "train")
-    assert worker_app._prestart_lean() is None
+    assert warmup.prestart_lean_in_pool() is None
     assert recorder.headers == []
 
 
@@ -85,6 +87,10 @@ def test_unreadable_exercises_start_nothing_and_say_why(
     from django.db import OperationalError
 
     from webapp.attempts import tasks
+
+    # Its own level: an embedded Celery worker started by an earlier test (test_healthz.py)
+    # leaves the root logger at ERROR, which would drop the warning before caplog sees it.
+    caplog.set_level(logging.WARNING, logger=tasks.log.name)
 
     def unreadable() -> str:
         raise OperationalError("no such table: courses_exercise")

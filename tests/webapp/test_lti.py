@@ -119,11 +119,11 @@ def test_the_score_goes_back_when_lean_accepts_a_proof(
         student=student, exercise=cast.exercise, proof="  rfl", status="done", valid=True
     )
     with (
-        mock.patch.object(send_scores, "delay", autospec=True) as delay,
+        mock.patch("webapp.lti.actions.enqueue", autospec=True) as enqueue,
         django_capture_on_commit_callbacks(execute=True),
     ):
         do_record_solved(attempt)  # on commit: queues the passback
-    delay.assert_called_once_with([link.pk])
+    enqueue.assert_called_once_with(send_scores.name, [link.pk])
     assert send_scores.run([link.pk]) == 1  # what the worker runs
     (score,) = platform.scores
     assert score["scoreGiven"] == 1.0 and score["scoreMaximum"] == 1.0

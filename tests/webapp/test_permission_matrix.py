@@ -301,8 +301,11 @@ def walk(patterns: list[Any], prefix: str = "", namespace: str = "") -> Iterator
             yield from walk(pattern.url_patterns, prefix + str(pattern.pattern), ns)
         elif isinstance(pattern, URLPattern):
             route = prefix + str(pattern.pattern)
-            key = f"{namespace}:{pattern.name}" if namespace else pattern.name
-            yield (key if pattern.name else route), route
+            name = pattern.name
+            if not name:
+                yield route, route
+            else:
+                yield (f"{namespace}:{name}" if namespace else name), route
 
 
 HTTP_ROUTES = dict(walk(get_resolver().url_patterns))

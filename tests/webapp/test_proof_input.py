@@ -5,11 +5,11 @@ message, sizes are limited in the browser and on the server with a message the p
 from __future__ import annotations
 
 import time
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
-from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
@@ -18,7 +18,7 @@ from webapp.attempts import live
 from webapp.attempts.actions import InvalidInput, clean_proof
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, LineDiagnostic, Suggestion
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI keys for Client.post
 
 
 def _url(cast: Cast) -> str:
@@ -90,7 +90,7 @@ def test_a_body_over_djangos_limit_gets_a_message_not_a_bare_400(
     client.force_login(cast.student)
     proof = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
 
-    def post(**extra: str) -> HttpResponse:
+    def post(**extra: Any) -> Any:
         if encoding == "urlencoded":
             return client.post(
                 _url(cast),

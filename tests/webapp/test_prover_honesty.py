@@ -5,17 +5,19 @@ always shown."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from tests.webapp.cast import Cast
 from webapp.attempts.models import Attempt, Progress
+from webapp.provers.live import push_prover_state
 from webapp.provers.models import ProverRun
-from webapp.provers.tasks import push_prover_state
 
 PROOF = "theorem cast_add_zero (n : Nat) : n + 0 = n := by\n  simp_secret_proof"
-EVENTS = [
+EVENTS: list[dict[str, Any]] = [
     {"type": "started", "mode": "agent", "model": "tiny"},
     {"type": "model_turn", "turn": 1, "n_tokens": 9, "text": "I will write simp_secret_proof"},
     {"type": "tool_call", "name": "lean_write_file", "arguments": {"code": PROOF}},
@@ -139,7 +141,7 @@ def test_pushes_carry_the_students_view(
 ) -> None:
     sent: list[str] = []
     monkeypatch.setattr(
-        "webapp.provers.tasks.push", lambda group, html, final=False: sent.append(html)
+        "webapp.provers.live.push", lambda group, html, final=False: sent.append(html)
     )
     push_prover_state(run.pk, final=True)
     assert sent and "simp_secret_proof" not in sent[0] and "hidden until you solve" in sent[0]

@@ -49,13 +49,13 @@ def _tree_data(html: str) -> dict[str, Any]:
 
     found = re.search(r'data-prover-tree="([^"]*)"', html)
     assert found, "no tree fragment in the page"
-    return json.loads(html_lib.unescape(found.group(1)))  # type: ignore[no-any-return]
+    return json.loads(html_lib.unescape(found.group(1)))
 
 
 @pytest.mark.django_db
 def test_the_panel_offers_agent_and_search_with_a_line_each(client: Client, cast: Cast) -> None:
     client.force_login(cast.student)
-    page = client.get(cast.exercise.get_absolute_url()).content.decode()
+    page = client.get(str(cast.exercise.get_absolute_url())).content.decode()
     assert 'name="mode" value="agent"' in page and 'name="mode" value="search"' in page
     assert "writes whole proofs" in page and "one tactic at a time" in page
     assert 'value="mcts"' in page and "js/prover-tree.js" in page
@@ -97,7 +97,7 @@ def test_an_mcts_run_streams_and_stores_its_tree(
     assert "Found a proof" in final and 'id="prover-verdict">valid' in final
     data = _tree_data(final)
     assert data["path"][0] == 0 and data["nodes"][data["path"][-1]]["status"] == "solved"
-    assert run.trajectory["search"]["algorithm"] == "mcts"
+    assert run.trajectory is not None and run.trajectory["search"]["algorithm"] == "mcts"
 
 
 @pytest.mark.django_db

@@ -99,6 +99,7 @@ def test_search_mode_proves_an_easy_goal_streams_expansions_and_stores_the_traje
     assert run.verdict == "valid" and run.error == ""
     kinds = [e["type"] for e in run.events]
     assert kinds[0] == "started" and "search_expansion" in kinds and kinds[-1] == "finished"
+    assert run.trajectory is not None
     assert run.trajectory["verdict"] == "valid" and run.trajectory["mode"] == "search"
     assert run.result["expansions"] >= 1 and "rfl" in run.result["final_proof"]
     messages = drain(layer, channel)
@@ -116,6 +117,7 @@ def test_agent_mode_records_a_training_ready_trajectory(
     assert run.status == "finished", run.error
     assert run.verdict in ("valid", "invalid", "no_proof", "could_not_check")
     trajectory = run.trajectory
+    assert trajectory is not None
     assert len(trajectory["token_ids"]) == len(trajectory["mask"]) == len(trajectory["logprobs"])
     assert sum(trajectory["mask"]) > 0  # the model generated tokens, and they are marked
     assert any(e["type"] == "model_turn" for e in run.events)

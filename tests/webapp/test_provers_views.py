@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -20,7 +21,7 @@ def cast(db: None) -> Cast:
 
 @pytest.fixture
 def delay():
-    with mock.patch("webapp.provers.tasks.run_prover.delay") as delay:
+    with mock.patch("webapp.provers.actions.enqueue") as delay:
         yield delay
 
 
@@ -29,7 +30,7 @@ def sams_run(cast: Cast) -> ProverRun:
     return ProverRun.objects.create(exercise=cast.exercise, user=cast.student)
 
 
-def _ask(client: Client, exercise: Exercise, **extra: object):
+def _ask(client: Client, exercise: Exercise, **extra: Any) -> Any:
     return client.post(reverse("provers:ask", args=[exercise.pk]), {"mode": "agent"}, **extra)
 
 
@@ -50,7 +51,7 @@ def test_a_student_asks_about_an_exercise_of_her_class(
         "agent",
         "queued",
     )
-    delay.assert_called_once_with(run.pk)
+    delay.assert_called_once_with("prover.run_prover", run.pk)
 
 
 def test_the_student_page_can_embed_the_panel(client: Client, cast: Cast, delay) -> None:

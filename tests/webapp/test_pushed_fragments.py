@@ -14,14 +14,13 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.webapp.cast import Cast
-from webapp.console.live import render_fragments
+from webapp.console.live import LIVE_PARTS, render_fragments
+from webapp.console.live import RUN_TEMPLATE as TRAINING_TEMPLATE
 from webapp.console.models import TrainingRun
 from webapp.console.presenters import run_context as training_context
-from webapp.console.tasks import LIVE_PARTS
-from webapp.console.tasks import RUN_TEMPLATE as TRAINING_TEMPLATE
+from webapp.provers.live import RUN_TEMPLATE as PROVER_TEMPLATE
 from webapp.provers.models import ProverRun
 from webapp.provers.presenters import run_context as prover_context
-from webapp.provers.tasks import RUN_TEMPLATE as PROVER_TEMPLATE
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -9,7 +11,7 @@ from django.urls import reverse
 from tests.webapp.cast import Cast
 from webapp.attempts.models import Attempt, CuratedFeedback, Suggestion
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI keys for Client.post
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from webapp.attempts.tasks import check_attempt
 from webapp.provers.models import ProverRun
 from webapp.provers.tasks import run_prover
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI keys for Client.post
 
 
 def _age(model: Any, pk: int, seconds: int, field: str) -> None:
@@ -29,7 +29,7 @@ def _age(model: Any, pk: int, seconds: int, field: str) -> None:
 
 def _sweep_with_queue(capture: Any) -> tuple[dict[str, int], mock.MagicMock]:
     """One sweep, with the broker replaced by a mock that records what was sent."""
-    with mock.patch("webapp.attempts.tasks.check_attempt.delay") as delay, capture(execute=True):
+    with mock.patch("webapp.attempts.actions.enqueue") as delay, capture(execute=True):
         counts = sweep()
     return counts, delay
 
@@ -42,8 +42,10 @@ def test_a_queued_attempt_whose_message_was_lost_is_requeued_then_checked(
     _age(Attempt, attempt.pk, settings.ATTEMPT_QUEUED_DEADLINE_S + 5, "queued_at")
     counts, delay = _sweep_with_queue(django_capture_on_commit_callbacks)
     assert counts["attempts_requeued"] == 1 and counts["attempts_failed"] == 0
-    delay.assert_called_once_with(attempt.pk)  # only the stale one went back on the queue
-    attempt.refresh_from_db(), fresh.refresh_from_db()
+    # Only the stale one went back on the queue.
+    delay.assert_called_once_with("lean.check_attempt", attempt.pk)
+    attempt.refresh_from_db()
+    fresh.refresh_from_db()
     assert (attempt.status, attempt.requeues, fresh.requeues) == ("queued", 1, 0)
     assert (timezone.now() - attempt.queued_at).total_seconds() < 60  # its deadline restarts
     assert "sent to the checkers again" in attempt.status_detail.lower()
@@ -92,7 +94,8 @@ def test_a_check_whose_worker_vanished_is_requeued_then_ended(
     Attempt.objects.filter(pk=attempt.pk).update(status="checking", claimed_by="second")
     _age(Attempt, attempt.pk, settings.ATTEMPT_CHECKING_DEADLINE_S + 5, "started_at")
     counts, delay = _sweep_with_queue(django_capture_on_commit_callbacks)
-    attempt.refresh_from_db(), live.refresh_from_db()
+    attempt.refresh_from_db()
+    live.refresh_from_db()
     assert counts["attempts_failed"] == 1 and delay.call_count == 0
     assert attempt.status == "failed" and "did not finish" in attempt.status_detail
     assert live.status == "coaching"  # a check within its deadline is left alone
@@ -136,10 +139,10 @@ def test_a_queued_prover_run_whose_message_was_lost_is_requeued_then_ended(
     settings.PROVER_MAX_REQUEUES = 1
     run = _run(cast)
     _age(ProverRun, run.pk, settings.PROVER_QUEUED_DEADLINE_S + 5, "queued_at")
-    with mock.patch("webapp.provers.tasks.run_prover.delay") as delay:
+    with mock.patch("webapp.provers.actions.enqueue") as delay:
         counts = sweep()
         assert counts["prover_runs_requeued"] == 1 and counts["prover_runs_ended"] == 0
-        delay.assert_called_once_with(run.pk)
+        delay.assert_called_once_with("prover.run_prover", run.pk)
         run.refresh_from_db()
         assert (run.status, run.requeues) == ("queued", 1)
         assert sweep()["prover_runs_requeued"] == 0  # its deadline restarted
@@ -157,7 +160,7 @@ def test_a_running_prover_run_past_its_deadline_starts_over_once(cast: Cast, set
         events=[{"kind": "token", "text": "half a proof"}],
     )  # fmt: skip
     _age(ProverRun, run.pk, settings.PROVER_RUNNING_DEADLINE_S + 5, "started_at")
-    with mock.patch("webapp.provers.tasks.run_prover.delay") as delay:
+    with mock.patch("webapp.provers.actions.enqueue") as delay:
         assert sweep()["prover_runs_requeued"] == 1
     run.refresh_from_db()
     assert (run.status, run.events, run.claimed_by, delay.call_count) == ("queued", [], "", 1)
@@ -175,7 +178,7 @@ def test_a_running_prover_run_past_its_deadline_starts_over_once(cast: Cast, set
 def test_a_prover_requeue_with_the_broker_down_ends_the_run(cast: Cast, settings: Any) -> None:
     run = _run(cast)
     _age(ProverRun, run.pk, settings.PROVER_QUEUED_DEADLINE_S + 5, "queued_at")
-    with mock.patch("webapp.provers.tasks.run_prover.delay", side_effect=OSError("refused")):
+    with mock.patch("webapp.provers.actions.enqueue", side_effect=OSError("refused")):
         assert sweep()["prover_runs_requeued"] == 0
     run.refresh_from_db()
     assert run.status == "failed" and "queue is unreachable" in run.error
@@ -184,7 +187,7 @@ def test_a_prover_requeue_with_the_broker_down_ends_the_run(cast: Cast, settings
 def test_a_cancelled_stale_run_is_not_started_again(cast: Cast, settings: Any) -> None:
     run = _run(cast, status="running", started_at=timezone.now(), cancel_requested=True)
     _age(ProverRun, run.pk, settings.PROVER_RUNNING_DEADLINE_S + 5, "started_at")
-    with mock.patch("webapp.provers.tasks.run_prover.delay") as delay:
+    with mock.patch("webapp.provers.actions.enqueue") as delay:
         assert sweep()["prover_runs_ended"] == 1
     run.refresh_from_db()
     assert run.status == "cancelled" and delay.call_count == 0
@@ -195,7 +198,7 @@ def test_a_cancelled_stale_run_is_not_started_again(cast: Cast, settings: Any) -
 
 def _submit(client: Client, cast: Cast, proof: str) -> Any:
     url = reverse("attempts:submit", args=[cast.exercise.pk])
-    with mock.patch("webapp.attempts.tasks.check_attempt.delay"):
+    with mock.patch("webapp.attempts.actions.enqueue"):
         return client.post(url, {"proof": proof}, **HTMX)
 
 

@@ -30,10 +30,10 @@ def counting(self):
     opened.append(self.port)
     return real_connect(self)
 redis.connection.Connection._connect = counting
-from webapp.attempts.tasks import check_attempt
 from webapp.celery import app
 before = set(sys.modules)
-check_attempt.apply_async(args=[0], queue=os.environ["PROBE_QUEUE"])
+# What webapp.celery.enqueue sends, to the probe's queue.
+app.send_task("lean.check_attempt", args=(0,), ignore_result=True, queue=os.environ["PROBE_QUEUE"])
 imported = sorted(set(sys.modules) - before)
 report = {"prepared": prepared, "opened": len(opened), "imported": imported}
 probe = os.environ["PROBE_QUEUE"]

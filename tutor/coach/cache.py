@@ -2,9 +2,10 @@
 
 Keys hash the statement, the attempt, the diagnostics, the prompt version and the model, so
 a new prompt version or model never reads old advice. Values are Feedback dicts, stored
-with a TTL. When Redis is unreachable every call answers "miss" / "not stored" after a
-short connect timeout, and the cache stays off for `retry_after_s` before trying again, so
-an outage costs one timeout per window instead of one per request.
+with a TTL. Redis is reached through its boundary (tutor/redis_boundary.py). When Redis is
+unreachable or stalls every call answers "miss" / "not stored" after `timeout_s`, and the
+cache stays off for `retry_after_s` before trying again, so an outage costs one timeout per
+window instead of one per request.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ class CacheConfig:
     prefix: str = "leancoach:coach:v1:"
     ttl_s: int = 7 * 24 * 3600
     enabled: bool = True
-    connect_timeout_s: float = 0.25
+    timeout_s: float = 0.5  # a call waits at most this long (connect, then the answer)
     retry_after_s: float = 30.0
 
     def __post_init__(self) -> None:
         if self.ttl_s <= 0:
             raise ValueError("ttl_s must be positive (LEANCOACH_COACH_CACHE_TTL_S)")
+        if self.timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
         if not self.url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(
                 f"REDIS_URL must start with redis://, rediss:// or unix://: {self.url}"
@@ -82,13 +85,9 @@ class FeedbackCache:
 
     def _redis(self) -> Any:
         if self._client is None:
-            import redis
+            from tutor import redis_boundary
 
-            self._client = redis.Redis.from_url(
-                self.config.url,
-                socket_connect_timeout=self.config.connect_timeout_s,
-                socket_timeout=self.config.connect_timeout_s * 4,
-            )
+            self._client = redis_boundary.client(self.config.url, timeout_s=self.config.timeout_s)
         return self._client
 
     @property

@@ -506,8 +506,3 @@ def contradiction(facts: Sequence[Fact]) -> str | None:
     """A term proving anything from contradictory facts (`absurd rfl h` for `h : 0 ≠ 0`)."""
     found = _contradictions(_expanded(facts))
     return found[0] if found else None
-
-
-def substituted(facts: Sequence[Fact], var: str, value: str) -> list[Fact]:
-    """The facts with `var` replaced by `value` (a `cases`/`induction` branch's view)."""
-    return [(n, _rename(t, var, as_argument(value))) for n, t in facts]

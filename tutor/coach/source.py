@@ -167,10 +167,6 @@ class AttemptText:
                 lines.append(TacticLine(number, text.strip()))
         return lines
 
-    def find_word(self, word: str, line: int) -> int | None:
-        match = re.search(rf"(?<![\w.']){re.escape(word)}(?![\w'])", self.line(line))
-        return match.start() if match else None
-
 
 def proof_conclusion(statement: str) -> str | None:
     """The proposition a theorem states: the text after its first top-level `:` before `:=`.

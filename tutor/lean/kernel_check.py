@@ -26,7 +26,6 @@ import json
 import os
 import secrets
 import shlex
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -375,7 +374,3 @@ def _read_result(path: Path, nonce: str, posed: bool) -> KernelVerdict:
 def _plain_environment() -> dict[str, str]:
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "ELAN_HOME", "LEAN_PATH", "LEAN_SYSROOT", "TMPDIR")
     return {k: os.environ[k] for k in keep if k in os.environ}
-
-
-def which_or_none(program: str) -> str | None:
-    return shutil.which(program)

@@ -19,7 +19,6 @@ it with n = 1..k for pass@k.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -487,15 +486,3 @@ def _clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n... ({len(text) - limit} more characters cut)"
-
-
-def format_check_result(result: CheckResult) -> str:
-    """A compact JSON text of a check for the model (used by tool adapters)."""
-    messages = [
-        {"line": d.line, "column": d.column, "severity": d.severity, "message": d.message}
-        for d in result.diagnostics
-    ]
-    data: dict[str, Any] = {"valid": result.valid, "messages": messages}
-    if result.could_not_check:
-        data["could_not_check"] = result.error or ("timeout" if result.timed_out else "crashed")
-    return json.dumps(data, ensure_ascii=False)

@@ -19,9 +19,10 @@ claims a node it has never seen (tutor.prover.mcts).
 Transpositions: a child whose normalised goals were already reached elsewhere becomes a
 "duplicate" leaf pointing at the first node (`same_as`) and is never expanded again.
 
-Two stores: `MemoryTreeStore` (one process, a lock) and `RedisTreeStore` (the boundary
-to Redis for the tree: the whole tree is one JSON value under a Redis lock; trees are a
-few hundred nodes, so reading it whole per transaction is cheaper than many round trips).
+Two stores: `MemoryTreeStore` (one process, a lock) and `RedisTreeStore` (the tree in Redis,
+reached through tutor/redis_boundary.py: the whole tree is one JSON value under a Redis lock;
+trees are a few hundred nodes, so reading it whole per transaction is cheaper than many
+round trips).
 """
 
 from __future__ import annotations
@@ -198,9 +199,6 @@ class TreeState:
             path.append(parent)
             parent = self.nodes[parent].parent
         return path[::-1]
-
-    def tactics_to(self, node_id: int) -> list[str]:
-        return [self.nodes[i].tactic for i in self.path_to(node_id)[1:]]
 
 
 class TreeStore(Protocol):
@@ -429,10 +427,10 @@ class RedisTreeStore(_TreeOps):
         ttl_s: int = 24 * 3600,
         lock_timeout_s: float = 10.0,
     ) -> None:
-        import redis
+        from tutor import redis_boundary
 
         self.config = config or MCTSConfig()
-        self._redis = redis.Redis.from_url(url)
+        self._redis = redis_boundary.client(url)
         self.key = f"leancoach:prover:tree:{tree_id}"
         self._ttl_s = ttl_s
         self._lock_timeout_s = lock_timeout_s

@@ -12,7 +12,6 @@ from django.db.models import OuterRef, Q, QuerySet
 from webapp.accounts.access import teaches, teaching_filter
 from webapp.accounts.roles import ADMINS, is_admin, is_teacher
 from webapp.attempts.models import Attempt, CuratedFeedback, Suggestion
-from webapp.core.prepared import PreparedRead
 
 ATTEMPT_COURSE = "exercise__world__course"
 
@@ -31,25 +30,6 @@ def visible_attempts(user: Any) -> QuerySet[Attempt]:
     return attempts.filter(student=user)
 
 
-def _own_attempt_read(defer: tuple[str, ...]) -> PreparedRead[Attempt]:
-    return PreparedRead(
-        lambda pk, student: (
-            Attempt.objects.select_related(ATTEMPT_COURSE, "student")
-            .defer(*defer)
-            .filter(pk=pk, student_id=student)[:1]
-        ),
-        pk=int,
-        student=int,
-    )
-
-
-# One's own attempt, read on every open of its page and its socket, compiled once per shape
-# (webapp/core/prepared.py: 0.90 -> 0.18 ms a read).
-_OWN_ATTEMPT: dict[tuple[str, ...], PreparedRead[Attempt]] = {
-    defer: _own_attempt_read(defer) for defer in ((), ("check_result",))
-}
-
-
 def visible_attempt(user: Any, pk: int, *, defer: tuple[str, ...] = ()) -> Attempt | None:
     """Attempt `pk` if `user` may see it: the rule of visible_attempts. Her own attempt is
     tried first, in one plain read (everyone sees their own work): the student's attempt
@@ -57,10 +37,8 @@ def visible_attempt(user: Any, pk: int, *, defer: tuple[str, ...] = ()) -> Attem
     check first. Anyone else's attempt takes the whole rule after that first miss."""
     if not getattr(user, "is_authenticated", False):
         return None
-    own_read = _OWN_ATTEMPT.get(defer)
-    if own_read is None:  # another shape: prepared once and kept, like the two above
-        own_read = _OWN_ATTEMPT.setdefault(defer, _own_attempt_read(defer))
-    own = own_read.first(pk=pk, student=user.pk)
+    own_attempts = Attempt.objects.select_related(ATTEMPT_COURSE, "student").defer(*defer)
+    own = own_attempts.filter(pk=pk, student_id=user.pk).first()
     if own is not None:
         return own
     return visible_attempts(user).defer(*defer).filter(pk=pk).first()

@@ -9,12 +9,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from webapp.attempts.models import MAX_PROOF_CHARS, Attempt, CuratedFeedback, Progress, Suggestion
-from webapp.core.prepared import PreparedRead, save_fields
+from webapp.celery import enqueue
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -54,26 +54,16 @@ class CheckInProgress(InvalidInput):
     """The student's previous proof of this exercise is being checked right now."""
 
 
-# The submit's two reads, compiled once (webapp/core/prepared.py): her progress row, locked
-# (FOR UPDATE where the database has it; SQLite's IMMEDIATE transaction serialises anyway),
-# and her unfinished attempts at the exercise.
-_PROGRESS_LOCKED = PreparedRead(
-    lambda student, exercise: Progress.objects.select_for_update().filter(
-        student_id=student, exercise_id=exercise
-    ),
-    student=int,
-    exercise=int,
-)
-_UNFINISHED = PreparedRead(
-    lambda student, exercise: Attempt.objects.filter(
-        student_id=student, exercise_id=exercise, status__in=Attempt.UNFINISHED
-    ).only("pk", "status", "started_at"),
-    student=int,
-    exercise=int,
-)
+@dataclass(frozen=True)
+class Submitted:
+    """What a submit made: the new attempt, and the attempts of hers it superseded (the
+    submit's answer redraws their lines in the page's history)."""
+
+    attempt: Attempt
+    superseded: list[int]
 
 
-def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
+def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Submitted:
     """At most one unfinished check per student and exercise: a queued one is superseded by
     the new submission; while one is being checked the new one is refused with a message
     (the worker is busy with it either way, so accepting would let one student hold more
@@ -81,14 +71,16 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
     not block: it is superseded too."""
     proof = clean_proof(proof)
     with transaction.atomic():
-        # Serialises this student's submits on this exercise (two tabs, a double click).
-        progress = _PROGRESS_LOCKED.first(
-            student=student.pk, exercise=exercise.pk
-        ) or _first_progress(student, exercise)
-        unfinished = [
-            (a.pk, a.status, a.started_at)
-            for a in _UNFINISHED.all(student=student.pk, exercise=exercise.pk)
-        ]
+        # Serialises this student's submits on this exercise (two tabs, a double click):
+        # FOR UPDATE where the database has it; SQLite's IMMEDIATE transaction serialises.
+        progress, _ = Progress.objects.select_for_update().get_or_create(
+            student=student, exercise=exercise
+        )
+        unfinished = list(
+            Attempt.objects.filter(
+                student=student, exercise=exercise, status__in=Attempt.UNFINISHED
+            ).values_list("pk", "status", "started_at")
+        )
         alive_since = timezone.now() - timedelta(seconds=_lean_hard_limit_s())
         busy = next(
             (
@@ -116,25 +108,13 @@ def do_submit_attempt(student: User, exercise: Exercise, proof: str) -> Attempt:
                 status_detail=f"Replaced by a newer submission (attempt {attempt.pk}) before its check finished.",
                 finished_at=timezone.now(),
             )
-        # For the submit's answer: the page redraws these attempts' lines in its history.
-        attempt.superseded_pks = superseded  # type: ignore[attr-defined]
         progress.attempts += 1
         progress.last_attempt = attempt
-        save_fields(progress, ["attempts", "last_attempt"])
+        progress.save(update_fields=["attempts", "last_attempt"])
         transaction.on_commit(lambda: enqueue_check(attempt))
         if superseded:
             transaction.on_commit(lambda: _push_all(superseded))
-    return attempt
-
-
-def _first_progress(student: User, exercise: Exercise) -> Progress:
-    """Her first submit on this exercise: the row, unless a submit of hers in another tab
-    made it since the read above (the unique pair refuses the second); then that one."""
-    try:
-        with transaction.atomic():
-            return Progress.objects.create(student=student, exercise=exercise)
-    except IntegrityError:
-        return Progress.objects.select_for_update().get(student=student, exercise=exercise)
+    return Submitted(attempt, superseded)
 
 
 def _lean_hard_limit_s() -> int:
@@ -166,10 +146,8 @@ def do_requeue_attempt(attempt: Attempt) -> int:
 def enqueue_check(attempt: Attempt) -> bool:
     """Send the check to the `lean` queue; if the broker is unreachable, end the attempt now
     with the reason (the proof is stored and stays in the editor, to submit again)."""
-    from webapp.attempts.tasks import check_attempt
-
     try:
-        check_attempt.delay(attempt.pk)
+        enqueue("lean.check_attempt", attempt.pk)
     except Exception as exc:  # kombu/redis raise many types; every one means "not queued"
         log.warning("could not queue the check of attempt %s: %s", attempt.pk, exc)
         do_fail_attempt(

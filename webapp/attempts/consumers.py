@@ -31,7 +31,6 @@ from webapp.attempts import live
 from webapp.attempts.access import visible_attempt
 from webapp.attempts.models import Attempt
 from webapp.core.consumers import LiveSocketConsumer
-from webapp.core.prepared import PreparedRead
 from webapp.courses.access import visible_exercise
 from webapp.courses.models import Exercise
 
@@ -171,7 +170,7 @@ def _open_exercise(user: Any, exercise_pk: int, shown: str) -> tuple[Exercise | 
     exercise = visible_exercise(user, pk=exercise_pk)
     if exercise is None:
         return None, _State(allowed=False)
-    attempt = _attach(_LATEST_OWN.first(student=user.pk, exercise=exercise.pk), exercise)
+    attempt = _attach(_own_attempts(user.pk, exercise.pk).first(), exercise)
     if attempt is None:
         return exercise, _State(allowed=True, html=None, ended=True)
     shown_pk, _, marker = shown.partition(":")
@@ -191,19 +190,6 @@ def _own_attempts(student: int, exercise: int) -> Any:
     return mine.order_by("-pk")
 
 
-# Read on every open of her exercise page's socket and every render of a verdict on it,
-# compiled once (webapp/core/prepared.py).
-_LATEST_OWN = PreparedRead(
-    lambda student, exercise: _own_attempts(student, exercise)[:1], student=int, exercise=int
-)
-_OWN_BY_PK = PreparedRead(
-    lambda student, exercise, pk: _own_attempts(student, exercise).filter(pk=pk)[:1],
-    student=int,
-    exercise=int,
-    pk=int,
-)
-
-
 def _attach(attempt: Attempt | None, exercise: Exercise) -> Attempt | None:
     if attempt is not None:
         attempt.exercise = exercise
@@ -211,8 +197,7 @@ def _attach(attempt: Attempt | None, exercise: Exercise) -> Attempt | None:
 
 
 def _own_attempt(user: Any, exercise: Exercise, attempt_pk: int) -> Attempt | None:
-    own = _OWN_BY_PK.first(student=user.pk, exercise=exercise.pk, pk=attempt_pk)
-    return _attach(own, exercise)
+    return _attach(_own_attempts(user.pk, exercise.pk).filter(pk=attempt_pk).first(), exercise)
 
 
 @database_sync_to_async

@@ -22,7 +22,6 @@ from django.template.loader import render_to_string
 from webapp.attempts.access import exportable_feedback
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core.layer import cancel_later, group_send_later, group_send_many
-from webapp.core.prepared import PreparedRead
 
 LIVE_FRAGMENTS = ("status", "feedback", "history_status")
 
@@ -88,23 +87,9 @@ def annotate(
     return head, lines
 
 
-# An attempt's messages and suggestions, read for every render of its panel (each page, each
-# socket's state), compiled once (webapp/core/prepared.py).
-_DIAGNOSTICS = PreparedRead(
-    lambda attempt: LineDiagnostic.objects.filter(attempt_id=attempt), attempt=int
-)
-_SUGGESTIONS = PreparedRead(
-    lambda attempt: Suggestion.objects.filter(attempt_id=attempt).select_related("curated"),
-    attempt=int,
-)
-
-
 def diagnostics_of(attempt: Attempt) -> list[LineDiagnostic]:
-    """attempt.diagnostics.all(), in its order, each holding `attempt` (as that would)."""
-    diagnostics = _DIAGNOSTICS.all(attempt=attempt.pk)
-    for diagnostic in diagnostics:
-        diagnostic.attempt = attempt
-    return diagnostics
+    """Lean's messages on the attempt, in their order (each holds `attempt`)."""
+    return list(attempt.diagnostics.all())
 
 
 def _with_shown_reviews(attempt: Attempt) -> list[Suggestion]:
@@ -112,9 +97,7 @@ def _with_shown_reviews(attempt: Attempt) -> list[Suggestion]:
     review it (the one access rule, as the export applies it), else "pending". A verdict
     stored by a teacher outside the rule never shows as "edited by your teacher" nor hides
     the coach's text."""
-    suggestions = _SUGGESTIONS.all(attempt=attempt.pk)
-    for suggestion in suggestions:
-        suggestion.attempt = attempt
+    suggestions = list(attempt.suggestions.select_related("curated"))
     reviewed = [s.pk for s in suggestions if s.review != Suggestion.Review.PENDING]
     allowed: set[int] = set()
     if reviewed:

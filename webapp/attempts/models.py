@@ -9,10 +9,12 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from webapp.core.models import QueuedWork
+
 MAX_PROOF_CHARS = 20_000  # a proof longer than this is almost surely a paste accident
 
 
-class Attempt(models.Model):
+class Attempt(QueuedWork):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         CHECKING = "checking", "Lean is checking"
@@ -42,15 +44,6 @@ class Attempt(models.Model):
     tactics = models.JSONField(default=list, blank=True)
     coach_source = models.CharField(max_length=60, blank=True)
     coach_detail = models.TextField(blank=True)  # why the coach said nothing, if it did not
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Delivery bookkeeping for the sweeper: when the check was last put on the queue, how
-    # often the sweeper re-queued it (bounded), when a worker took it, and which task message
-    # took it (a redelivery of that message may run again; any other copy steps aside).
-    queued_at = models.DateTimeField(default=timezone.now)
-    requeues = models.PositiveSmallIntegerField(default=0)
-    started_at = models.DateTimeField(null=True, blank=True)
-    claimed_by = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from webapp.attempts.actions import do_fail_attempt, do_requeue_attempt
 from webapp.attempts.models import Attempt
+from webapp.provers.actions import sweep_prover_runs
 from webapp.provers.models import ProverRun
 
 log = logging.getLogger(__name__)
@@ -85,43 +86,6 @@ def sweep_attempts() -> dict[str, int]:
                 counts["attempts_requeued"] += do_requeue_attempt(attempt)
             else:
                 counts["attempts_failed"] += do_fail_attempt(attempt, reason)
-    return counts
-
-
-def sweep_prover_runs(runs: QuerySet[ProverRun], *, requeue: bool = True) -> dict[str, int]:
-    """Re-queue (a bounded number of times), then end, queued runs no worker took and running
-    runs past their deadline. Without `requeue` (the user is asking for a new run) stale runs
-    are ended at once, so a lost run never blocks asking."""
-    from webapp.provers.actions import do_end_stale_prover_run, do_requeue_prover_run
-
-    queued = runs.filter(
-        status=ProverRun.Status.QUEUED,
-        queued_at__lt=_before(settings.PROVER_QUEUED_DEADLINE_S),
-    )
-    running = runs.filter(
-        status=ProverRun.Status.RUNNING,
-        started_at__lt=_before(settings.PROVER_RUNNING_DEADLINE_S),
-    )
-    tries = settings.PROVER_MAX_REQUEUES + 1
-    reasons = (
-        (
-            queued,
-            f"No prover worker took this run in {tries} tries over about "
-            f"{settings.PROVER_QUEUED_DEADLINE_S * tries // 60} min; ask again later.",
-        ),
-        (
-            running,
-            f"The run did not finish within {settings.PROVER_RUNNING_DEADLINE_S // 60} min, "
-            f"{tries} times (its worker stopped or hung).",
-        ),
-    )
-    counts = {"prover_runs_requeued": 0, "prover_runs_ended": 0}
-    for query, reason in reasons:
-        for run in query:
-            if requeue and run.requeues < settings.PROVER_MAX_REQUEUES and not run.cancel_requested:
-                counts["prover_runs_requeued"] += do_requeue_prover_run(run)
-            else:
-                counts["prover_runs_ended"] += do_end_stale_prover_run(run, reason)
     return counts
 
 

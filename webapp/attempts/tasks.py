@@ -10,11 +10,10 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import Count
 from django.utils import timezone
 
-from webapp.attempts import checking, live
+from webapp.attempts import checking, live, sweeper
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
-from webapp.core.prepared import PreparedRead, save_fields
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -78,14 +77,11 @@ def _claim(attempt: Attempt, message: str) -> bool:
     """Take a queued attempt for this task message. The same message may take it again (a
     redelivery after its worker was lost, or a retry); another copy of the check (the sweeper
     re-queued it while the first message was still on the queue) steps aside."""
-    claim = {"status": Attempt.Status.CHECKING, "started_at": timezone.now(), "claimed_by": message}
-    for name, value in claim.items():
-        setattr(attempt, name, value)
-    if save_fields(attempt, list(claim), expect={"status": Attempt.Status.QUEUED}):
+    if attempt.claim(Attempt.Status.CHECKING, message):
         live.push(attempt, step=True)  # the row holds exactly these values
         return True
-    # Taken meanwhile: what the row holds now.
-    attempt.refresh_from_db(fields=["status", "status_detail", "started_at", "claimed_by"])
+    # Taken meanwhile: the instance holds what the row holds now.
+    attempt.refresh_from_db(fields=["status_detail"])
     return not attempt.is_finished and attempt.claimed_by == message
 
 
@@ -114,14 +110,8 @@ def _check_and_coach(attempt: Attempt) -> str:
     return _finish(attempt, Attempt.Status.DONE, "", coach)
 
 
-# The check's first read, compiled once per worker process (webapp/core/prepared.py).
-_ATTEMPT_WITH_EXERCISE = PreparedRead(
-    lambda pk: Attempt.objects.select_related("exercise").filter(pk=pk), pk=int
-)
-
-
 def _fetch(attempt_pk: int) -> Attempt | None:
-    return _ATTEMPT_WITH_EXERCISE.first(pk=attempt_pk)
+    return Attempt.objects.select_related("exercise").filter(pk=attempt_pk).first()
 
 
 def _store_check(
@@ -145,7 +135,7 @@ def _store_check(
             {**t.to_dict(), "line": t.line - offset, "end_line": t.end_line - offset}
             for t in result.tactics
         ]
-        save_fields(attempt, fields)
+        attempt.save(update_fields=fields)
         if stored_before:
             attempt.diagnostics.all().delete()
         rows = [
@@ -204,7 +194,7 @@ def _finish(
                 Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
                 for line, text, kind in coach.suggestions
             )
-        save_fields(attempt, fields)
+        attempt.save(update_fields=fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)
     live.push(attempt)
@@ -237,6 +227,4 @@ def _most_used_header() -> str:
 @shared_task(name="lean.sweep_stale")
 def sweep_stale() -> dict[str, int]:
     """Celery beat runs this every SWEEP_EVERY_S: ends what no worker will finish."""
-    from webapp.attempts.sweeper import sweep
-
-    return sweep()
+    return sweeper.sweep()

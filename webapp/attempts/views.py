@@ -95,7 +95,7 @@ def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
     if over_limit(request, "submit"):
         return _submit_problem(request, exercise, proof, limit_message("submit"), 429)
     try:
-        attempt = do_submit_attempt(request.user, exercise, proof)
+        submitted = do_submit_attempt(request.user, exercise, proof)
     except CheckInProgress as exc:
         return _submit_problem(request, exercise, proof, str(exc), 409)
     except InvalidInput as exc:
@@ -117,12 +117,9 @@ def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
         )
     # The page holds her history already: the answer adds the new row and redraws the lines
     # of the attempts this one superseded (as the action left them), without reading them.
-    superseded = [
-        Attempt(pk=pk, status=Attempt.Status.SUPERSEDED)
-        for pk in getattr(attempt, "superseded_pks", [])
-    ]
+    superseded = [Attempt(pk=pk, status=Attempt.Status.SUPERSEDED) for pk in submitted.superseded]
     context = {
-        **live.attempt_context(attempt, just_created=True),
+        **live.attempt_context(submitted.attempt, just_created=True),
         "superseded": superseded,
         "exercise": exercise,
     }

@@ -9,7 +9,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from webapp.celery import enqueue
 from webapp.console import training_bridge
+from webapp.console.live import push_run_state
 from webapp.console.models import LineageItem, RunLineage, TrainingRun
 
 logger = logging.getLogger(__name__)
@@ -33,22 +35,19 @@ def training_busy() -> str:
 
 def do_launch_training_run(user: Any, fields: dict[str, Any]) -> TrainingRun:
     """Create a queued run from validated form fields and enqueue it once committed."""
-    from webapp.console.tasks import run_training
-
     with transaction.atomic():
         busy = training_busy()
         if busy:
             raise TrainingRefused(busy)
         run = TrainingRun.objects.create(created_by=user, **fields)
-        run_training.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # celery-types lags
+        pk = run.pk
+        transaction.on_commit(lambda: enqueue("train.run_training", pk))
     logger.info("training run %s launched by %s", run.pk, user)
     return run
 
 
 def do_request_stop(run: TrainingRun) -> TrainingRun:
     """Cooperative stop: the trainer ends between steps. A queued run stops before it starts."""
-    from webapp.console.tasks import push_run_state
-
     with transaction.atomic():
         run = TrainingRun.objects.select_for_update().get(pk=run.pk)
         if not run.is_active:

@@ -13,6 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from webapp.celery import enqueue
 from webapp.console.models import TrainingRun
 
 
@@ -22,11 +23,6 @@ def default_model_dir() -> Path:
 
 def is_serving() -> bool:
     return (Path(settings.CHECKPOINT_ROOT) / "serving.json").exists()
-
-
-def default_model_runs() -> object:
-    # The job's row is the one whose output folder is the default model's folder.
-    return TrainingRun.objects.filter(output_dir=str(default_model_dir()))
 
 
 def preparing_run() -> TrainingRun | None:
@@ -58,8 +54,6 @@ def do_queue_default_model(*, interrupted: bool = False) -> TrainingRun | None:
     Redis), so it is marked failed with that reason and the job is queued again."""
     from django.utils import timezone
 
-    from webapp.console.tasks import prepare_default_model
-
     if is_serving():
         return None
     with transaction.atomic():
@@ -81,5 +75,6 @@ def do_queue_default_model(*, interrupted: bool = False) -> TrainingRun | None:
             base_model="smollm2",
             output_dir=str(default_model_dir()),
         )
-        prepare_default_model.delay_on_commit(run.pk)  # type: ignore[attr-defined]
+        pk = run.pk
+        transaction.on_commit(lambda: enqueue("train.prepare_default_model", pk))
     return run

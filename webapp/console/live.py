@@ -14,10 +14,17 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
+from webapp.console.models import TrainingRun
+from webapp.console.presenters import run_context
 from webapp.core.consumers import LiveSocketConsumer
 from webapp.core.layer import group_send
 
 MESSAGE_TYPE = "live.html"
+
+# A training run's page: what each push while it runs, and the last one, redraws.
+RUN_TEMPLATE = "console/run.html"
+LIVE_PARTS = ["status", "charts"]
+FINAL_PARTS = ["status", "charts", "plots", "lineage"]
 
 
 def render_fragments(template: str, names: list[str], context: dict[str, Any]) -> str:
@@ -28,6 +35,14 @@ def render_fragments(template: str, names: list[str], context: dict[str, Any]) -
 def push(group: str, html: str, *, final: bool = False) -> None:
     """Send fragments to every browser watching `group` (synchronous code: tasks, actions)."""
     group_send(group, {"type": MESSAGE_TYPE, "html": html, "final": final})
+
+
+def push_run_state(pk: int, *, final: bool = False) -> None:
+    """A training run's status and charts (and, at its end, plots and lineage) to everyone
+    watching it (the group `training_run.<pk>`)."""
+    run = TrainingRun.objects.get(pk=pk)
+    parts = FINAL_PARTS if final else LIVE_PARTS
+    push(run.group_name, render_fragments(RUN_TEMPLATE, parts, run_context(run)), final=final)
 
 
 class LiveFragmentConsumer(LiveSocketConsumer):

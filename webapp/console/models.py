@@ -13,6 +13,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from webapp.core.models import QueuedWork
+
 FEEDBACK_SOURCES = [
     ("fixed", "fixed text (no model needed)"),
     ("compiler", "compiler rules"),
@@ -22,7 +24,7 @@ FEEDBACK_SOURCES = [
 ]
 
 
-class TrainingRun(models.Model):
+class TrainingRun(QueuedWork):
     class Algorithm(models.TextChoices):
         SFT = "SFT", "SFT"
         FD = "FD", "Feedback Distillation"
@@ -78,9 +80,6 @@ class TrainingRun(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

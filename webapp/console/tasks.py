@@ -12,29 +12,20 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from webapp.console import training_bridge
-from webapp.console.live import push, render_fragments
+from webapp.attempts.export import export_training_snapshot
+from webapp.console import continual, training_bridge
+from webapp.console.actions import do_record_run_lineage
+from webapp.console.live import push_run_state
 from webapp.console.models import TrainingMetric, TrainingRun
-from webapp.console.presenters import run_context
 from webapp.embedded import usable_cores
 
 logger = logging.getLogger(__name__)
-
-RUN_TEMPLATE = "console/run.html"
-LIVE_PARTS = ["status", "charts"]
-FINAL_PARTS = ["status", "charts", "plots", "lineage"]
-
-
-def push_run_state(pk: int, *, final: bool = False) -> None:
-    run = TrainingRun.objects.get(pk=pk)
-    parts = FINAL_PARTS if final else LIVE_PARTS
-    push(run.group_name, render_fragments(RUN_TEMPLATE, parts, run_context(run)), final=final)
 
 
 def _metrics_callback(run: TrainingRun, stop_flag: Any) -> Any:
@@ -59,18 +50,17 @@ def _mark(run: TrainingRun, **fields: Any) -> None:
     run.save(update_fields=list(fields))
 
 
-@shared_task(name="train.run_training")
-def run_training(run_pk: int) -> str:
+@shared_task(name="train.run_training", bind=True)
+def run_training(self: Task, run_pk: int) -> str:
     run = TrainingRun.objects.filter(pk=run_pk).first()
     if run is None:
         return "missing"
-    if run.status != TrainingRun.Status.QUEUED:  # stopped before it started, or a redelivery
+    # Stopped before it started, or a redelivery of a run a worker took: left as it is.
+    if not run.claim(TrainingRun.Status.RUNNING, str(self.request.id or "")):
         push_run_state(run.pk, final=not run.is_active)
         return run.status
     directory = training_bridge.run_dir(run)
-    _mark(
-        run, status=TrainingRun.Status.RUNNING, started_at=timezone.now(), output_dir=str(directory)
-    )
+    _mark(run, output_dir=str(directory))
     push_run_state(run.pk)
     try:
         outcome = _train(run, directory)
@@ -104,9 +94,6 @@ def _train(run: TrainingRun, directory: Path) -> training_bridge.TrainingOutcome
 
 def _continual(run: TrainingRun, directory: Path, config: Any) -> training_bridge.TrainingOutcome:
     """Export the consented classroom data, train on it, gate, and record the lineage."""
-    from webapp.attempts.export import export_training_snapshot
-    from webapp.console.actions import do_record_run_lineage
-
     snapshot = directory / "snapshot.jsonl"
     export_training_snapshot(snapshot)
     stop_flag = training_bridge.new_stop_flag()
@@ -124,8 +111,8 @@ def _plots_quietly(directory: Path) -> None:
         logger.exception("could not draw plots in %s", directory)
 
 
-@shared_task(name="train.prepare_default_model")
-def prepare_default_model(run_pk: int) -> str:
+@shared_task(name="train.prepare_default_model", bind=True)
+def prepare_default_model(self: Task, run_pk: int) -> str:
     """The first-run fine-tune of the CPU default prover (webapp.console.default_model)."""
     from training.default_model import (
         DefaultModelConfig,
@@ -135,9 +122,10 @@ def prepare_default_model(run_pk: int) -> str:
     )
 
     run = TrainingRun.objects.filter(pk=run_pk).first()
-    if run is None or run.status != TrainingRun.Status.QUEUED:
-        return "missing" if run is None else run.status
-    _mark(run, status=TrainingRun.Status.RUNNING, started_at=timezone.now())
+    if run is None:
+        return "missing"
+    if not run.claim(TrainingRun.Status.RUNNING, str(self.request.id or "")):
+        return run.status
     push_run_state(run.pk)
 
     def on_progress(step: int, total: int, loss: float) -> None:
@@ -180,6 +168,4 @@ def snapshot() -> str:
 def continual_distill(snapshot_path: str = "", config_path: str = "") -> dict[str, Any]:
     """One round of continual distillation (see webapp.console.continual and docs/CONSOLE.md);
     with no snapshot path, a fresh snapshot is exported first."""
-    from webapp.console import continual
-
     return continual.run_continual_distillation(snapshot_path or None, config_path or None)

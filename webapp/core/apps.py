@@ -10,6 +10,9 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         # Celery task counts and run times for /metrics (they fire in worker processes only).
+        from webapp.core import warmup
         from webapp.core.metrics import connect_celery_signals
 
         connect_celery_signals()
+        # A worker's pool processes prepare their first task's sending and Lean REPL.
+        warmup.connect_worker_signals()

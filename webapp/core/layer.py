@@ -24,8 +24,23 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels_redis.core import RedisChannelLayer as ChannelsRedisLayer
+
+from tutor.redis_boundary import TIMEOUT_S
 
 log = logging.getLogger(__name__)
+
+
+class RedisChannelLayer(ChannelsRedisLayer):
+    """channels_redis' layer (settings CHANNEL_LAYERS), with its blocking receive shorter
+    than its connections' socket timeout (tutor/redis_boundary.py channel_layer_host).
+    channels_redis receives with BZPOPMIN for `brpop_timeout` seconds (5, a class attribute:
+    channels_redis/core.py RedisChannelLayer, read in receive_single); longer than the
+    socket timeout, every quiet receive would end in a TimeoutError instead of an empty
+    answer. A quiet process asks once a second."""
+
+    brpop_timeout = int(TIMEOUT_S)
+
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None

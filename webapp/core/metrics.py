@@ -36,6 +36,8 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from tutor import redis_boundary
+
 logger = logging.getLogger(__name__)
 
 PREFIX = "leancoach:metrics:"
@@ -43,16 +45,9 @@ PREFIX = "leancoach:metrics:"
 CHECK_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 TASK_BUCKETS = (0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
 
-_client: redis.Redis | None = None
-
 
 def _redis() -> redis.Redis:
-    global _client
-    if _client is None:
-        _client = redis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1
-        )
-    return _client
+    return redis_boundary.client(settings.REDIS_URL)
 
 
 # --- events, counted in Redis ---------------------------------------------------------------
@@ -74,7 +69,7 @@ def _quietly(record: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
             record(*args, **kwargs)
-        except (redis.RedisError, OSError) as exc:
+        except redis_boundary.ERRORS as exc:
             logger.warning("metrics not recorded (%s): %s", record.__name__, exc)
 
     return wrapper
@@ -176,7 +171,7 @@ class LeanCoachCollector(Collector):
             yield tasks
             yield _histogram("leancoach_celery_task_runtime_seconds", "Celery task run time.",
                              "task_runtime", "task", TASK_BUCKETS)  # fmt: skip
-        except (redis.RedisError, OSError) as exc:
+        except redis_boundary.ERRORS as exc:
             logger.warning("event metrics unavailable: %s", exc)
 
     def _database(self) -> Iterator[Any]:
@@ -229,7 +224,7 @@ class LeanCoachCollector(Collector):
                 waiting: int = _redis().llen(queue)  # type: ignore[assignment]
                 depth.add_metric([queue], float(waiting))
             yield depth
-        except (redis.RedisError, OSError) as exc:
+        except redis_boundary.ERRORS as exc:
             logger.warning("queue depth unavailable: %s", exc)
         workers = GaugeMetricFamily("leancoach_queue_workers", "Celery workers consuming each "
                                     "queue (0: nothing takes its tasks).", labels=["queue"])  # fmt: skip
@@ -244,7 +239,7 @@ class LeanCoachCollector(Collector):
         serving = check_serving_model()
         info = GaugeMetricFamily("leancoach_serving_checkpoint", "1 for the checkpoint that "
                                  "serves the prover.", labels=["checkpoint", "version"])  # fmt: skip
-        if serving.ok:
+        if serving.ok and serving.data.get("checkpoint"):
             info.add_metric([str(serving.data.get("checkpoint", "")),
                              str(serving.data.get("version", ""))], 1.0)  # fmt: skip
         yield info

@@ -9,6 +9,7 @@ A snapshot is one folder `<root>/snapshot-<UTC time>/` holding:
 It is written under a temporary name and renamed when complete, so a half-written snapshot is
 never taken for one. `python manage.py snapshot` makes one (Celery beat runs it weekly when
 LEANCOACH_SNAPSHOT_EVERY_DAYS is set); `python manage.py restore_snapshot DIR --yes` restores.
+Why this and not django-dbbackup: docs/OPERATIONS.md, "Back up and restore".
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
 def healthz(request: HttpRequest) -> JsonResponse:
     """ok / degraded (200) or down (503) for everyone; every component's detail for admins
     (roles.is_admin: the admins group or a superuser) and Django staff. `?fresh=1` lets an admin skip the
-    ~10 s cache."""
+    2 s cache."""
     admin = is_admin(request.user) or bool(getattr(request.user, "is_staff", False))
     fresh = admin and request.GET.get("fresh") == "1"
     status = cached_system_status(max_age_s=0 if fresh else health.CACHE_SECONDS)

@@ -16,8 +16,10 @@ the first burst after a start, with everyone else's.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +73,10 @@ def prepare_sending() -> bool:
         from channels.layers import get_channel_layer
         from django.core.cache import cache
 
-        from webapp.attempts.tasks import check_attempt
         from webapp.celery import app
 
         app.finalize(auto=True)
         _ = app.backend  # one per process (CELERY_RESULT_BACKEND_THREAD_SAFE), every send's
-        _ = app.tasks[check_attempt.name]
         _ = app.events.Dispatcher  # every send builds its (disabled) event dispatcher
         with app.producer_or_acquire() as producer:  # released into the pool, connected
             producer.connection.ensure_connection(max_retries=1, interval_start=0, timeout=2)
@@ -91,3 +91,41 @@ def prepare_sending() -> bool:
         return False
     log.info("prepared task sending in %.2f s", time.monotonic() - started)
     return True
+
+
+def prepare_sending_in_pool(**_: Any) -> threading.Thread:
+    """worker_process_init: a pool process sets up the channel layer, the cache client and
+    the broker connection its first task would; in a thread, so an unreachable Redis does not
+    hold the start that Celery times."""
+    thread = threading.Thread(target=prepare_sending, name="prepare-sending", daemon=True)
+    thread.start()
+    return thread
+
+
+def prestart_lean_in_pool(**_: Any) -> threading.Thread | None:
+    """worker_process_init: a pool process of a `lean` worker starts its Lean REPL while it
+    waits for its first check (webapp.attempts.tasks.prestart_lean). In a thread: Celery
+    gives a starting pool process a few seconds, and a real REPL's imports take longer."""
+    from webapp.celery import consumed_queues
+
+    if "lean" not in consumed_queues():
+        return None
+    from webapp.attempts.tasks import prestart_lean
+
+    def run() -> None:
+        try:
+            prestart_lean()
+        except Exception:  # noqa: BLE001 - the first check starts it instead, and says why
+            log.exception("Lean REPL prestart failed")
+
+    thread = threading.Thread(target=run, name="lean-prestart", daemon=True)
+    thread.start()
+    return thread
+
+
+def connect_worker_signals() -> None:
+    """Both of the above run in each worker pool process as it starts."""
+    from celery.signals import worker_process_init
+
+    worker_process_init.connect(prepare_sending_in_pool, weak=False)
+    worker_process_init.connect(prestart_lean_in_pool, weak=False)

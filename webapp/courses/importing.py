@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -72,10 +72,10 @@ class ImportReport:
         return text
 
 
-def parse_jsonl(lines: Iterable[str]) -> tuple[list[dict], list[str]]:
+def parse_jsonl(lines: Iterable[str]) -> tuple[list[Record], list[str]]:
     """Records and the errors of lines that are not usable problems (with line numbers).
     A bad line never stops the others."""
-    records: list[dict] = []
+    records: list[Record] = []
     errors: list[str] = []
     for number, raw in enumerate(lines, start=1):
         if number > MAX_LINES:
@@ -162,7 +162,7 @@ def _problem_in(record: object) -> str | None:
     return None
 
 
-def import_records(course: Course, records: list[dict]) -> ImportReport:
+def import_records(course: Course, records: Sequence[dict]) -> ImportReport:
     """Each record in its own savepoint: a line the database refuses is reported and the
     others are still imported."""
     report = ImportReport()

@@ -13,6 +13,7 @@ from django.db import transaction
 
 from webapp.accounts.roles import STUDENTS
 from webapp.assignments.models import Assignment
+from webapp.celery import enqueue
 from webapp.lti.models import LtiGradeLink, LtiIdentity
 from webapp.lti.platform import LaunchRefused
 
@@ -135,9 +136,7 @@ def scores_changed(student_id: int, exercise_id: int) -> None:
     )
     if not links:
         return
-    from webapp.lti.tasks import send_scores
-
     try:
-        send_scores.delay(links)
+        enqueue("lean.lti_send_scores", links)
     except Exception as exc:  # noqa: BLE001 - kombu/redis raise many types
         log.warning("could not queue the LTI score passback %s: %s", links, exc)

@@ -11,7 +11,6 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from webapp.accounts.backends import BACKEND
 from webapp.lti import platform
 from webapp.lti.actions import do_launch
 
@@ -49,7 +48,7 @@ def launch(request: HttpRequest) -> HttpResponse:
         user, assignment = do_launch(data)
     except platform.LaunchRefused as exc:
         return _refused(request, str(exc))
-    login(request, user, backend=BACKEND)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     return redirect("assignments:detail", pk=assignment.pk)
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from webapp.celery import enqueue
 from webapp.console.default_model import preparing_message
+from webapp.provers.live import push_prover_state
 from webapp.provers.models import ProverRun
 
 logger = logging.getLogger(__name__)
@@ -23,14 +26,10 @@ class ProverRunRefused(Exception):
 def do_request_prover_run(
     user: Any, exercise: Any, mode: str, algorithm: str = ProverRun.Algorithm.MCTS
 ) -> ProverRun:
-    from webapp.provers.tasks import run_prover
-
     if mode not in ProverRun.Mode.values:
         raise ProverRunRefused(f"Unknown prover mode {mode!r}: choose agent or search.")
     if mode == ProverRun.Mode.SEARCH and algorithm not in ProverRun.Algorithm.values:
         raise ProverRunRefused(f"Unknown search {algorithm!r}: choose mcts or best_first.")
-    from webapp.attempts.sweeper import sweep_prover_runs
-
     # A run whose worker died must not block this user forever: end stale ones first.
     sweep_prover_runs(ProverRun.objects.filter(user=user), requeue=False)
     preparing = preparing_message()
@@ -58,15 +57,14 @@ def do_request_prover_run(
             mode=mode,
             algorithm=algorithm if mode == ProverRun.Mode.SEARCH else "",
         )
-        run_prover.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # celery-types lags
+        pk = run.pk
+        transaction.on_commit(lambda: enqueue("prover.run_prover", pk))
     return run
 
 
 def do_cancel_prover_run(run: ProverRun) -> ProverRun:
     """A queued run is cancelled at once; a running one stops at its next check. Cancelling
     again while the first request is pending ends the run here: its worker may have died."""
-    from webapp.provers.tasks import push_prover_state
-
     with transaction.atomic():
         run = ProverRun.objects.select_for_update().get(pk=run.pk)
         if not run.is_active:
@@ -87,8 +85,6 @@ def do_cancel_prover_run(run: ProverRun) -> ProverRun:
 def do_end_stale_prover_run(run: ProverRun, reason: str) -> int:
     """End a run no worker will finish (failed, or cancelled if that was asked), with the
     reason shown; 0 when it ended meanwhile."""
-    from webapp.provers.tasks import push_prover_state
-
     status = ProverRun.Status.CANCELLED if run.cancel_requested else ProverRun.Status.FAILED
     ended = ProverRun.objects.filter(pk=run.pk, status__in=ProverRun.ACTIVE).update(
         status=status, error=reason, finished_at=timezone.now()
@@ -105,8 +101,6 @@ def do_requeue_prover_run(run: ProverRun) -> int:
     """Put a run that no worker took or finished back on the queue (the sweeper, up to
     PROVER_MAX_REQUEUES times), from a clean slate; 0 when it moved on meanwhile or the
     broker could not take it (then the run ends with that reason)."""
-    from webapp.provers.tasks import push_prover_state, run_prover
-
     with transaction.atomic():
         moved = ProverRun.objects.filter(
             pk=run.pk, status=run.status, requeues=run.requeues, cancel_requested=False
@@ -123,7 +117,7 @@ def do_requeue_prover_run(run: ProverRun) -> int:
         return 0
     logger.warning("re-queued prover run %s (was %s)", run.pk, run.status)
     try:
-        run_prover.delay(run.pk)
+        enqueue("prover.run_prover", run.pk)
     except Exception as exc:  # noqa: BLE001 - kombu/redis raise many types: "not queued"
         do_end_stale_prover_run(
             run, f"Could not queue the run again: the prover queue is unreachable ({exc})."
@@ -134,3 +128,38 @@ def do_requeue_prover_run(run: ProverRun) -> int:
     except Exception:  # noqa: BLE001 - the page shows the stored state on reload
         logger.warning("could not push the re-queue of prover run %s", run.pk)
     return moved
+
+
+def sweep_prover_runs(runs: QuerySet[ProverRun], *, requeue: bool = True) -> dict[str, int]:
+    """Re-queue (a bounded number of times), then end, queued runs no worker took and running
+    runs past their deadline. Without `requeue` (the user is asking for a new run) stale runs
+    are ended at once, so a lost run never blocks asking."""
+    queued = runs.filter(
+        status=ProverRun.Status.QUEUED,
+        queued_at__lt=timezone.now() - timedelta(seconds=settings.PROVER_QUEUED_DEADLINE_S),
+    )
+    running = runs.filter(
+        status=ProverRun.Status.RUNNING,
+        started_at__lt=timezone.now() - timedelta(seconds=settings.PROVER_RUNNING_DEADLINE_S),
+    )
+    tries = settings.PROVER_MAX_REQUEUES + 1
+    reasons = (
+        (
+            queued,
+            f"No prover worker took this run in {tries} tries over about "
+            f"{settings.PROVER_QUEUED_DEADLINE_S * tries // 60} min; ask again later.",
+        ),
+        (
+            running,
+            f"The run did not finish within {settings.PROVER_RUNNING_DEADLINE_S // 60} min, "
+            f"{tries} times (its worker stopped or hung).",
+        ),
+    )
+    counts = {"prover_runs_requeued": 0, "prover_runs_ended": 0}
+    for query, reason in reasons:
+        for run in query:
+            if requeue and run.requeues < settings.PROVER_MAX_REQUEUES and not run.cancel_requested:
+                counts["prover_runs_requeued"] += do_requeue_prover_run(run)
+            else:
+                counts["prover_runs_ended"] += do_end_stale_prover_run(run, reason)
+    return counts

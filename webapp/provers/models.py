@@ -21,14 +21,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
+
+from webapp.core.models import QueuedWork
 
 # What a list of runs (templates/provers/_runs.html) never shows: the run's step log,
 # its trajectory and its result, the bulk of a row. Lists defer them.
 HEAVY_RUN_FIELDS = ("events", "trajectory", "result")
 
 
-class ProverRun(models.Model):
+class ProverRun(QueuedWork):
     class Mode(models.TextChoices):
         AGENT = "agent", "agent (whole proof with tools)"
         SEARCH = "search", "step-level search"
@@ -64,14 +65,6 @@ class ProverRun(models.Model):
     verdict = models.CharField(max_length=20, blank=True)
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # Delivery bookkeeping for the sweeper (as on Attempt): last time the run was queued, how
-    # often the sweeper re-queued it, and which task message started it.
-    queued_at = models.DateTimeField(default=timezone.now)
-    requeues = models.PositiveSmallIntegerField(default=0)
-    claimed_by = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -21,12 +21,13 @@ from webapp.console.live import push, render_fragments
 from webapp.console.monitoring import log_success_alert
 from webapp.provers import engine
 from webapp.provers.access import owner_may_see_final_proof
+from webapp.provers.actions import do_end_stale_prover_run
+from webapp.provers.live import RUN_TEMPLATE, push_prover_state
 from webapp.provers.models import ProverRun
-from webapp.provers.presenters import event_view, run_context, tree_view
+from webapp.provers.presenters import event_view, tree_view
 
 logger = logging.getLogger(__name__)
 
-RUN_TEMPLATE = "provers/run.html"
 MAX_STORED_EVENTS = 500  # the page shows the first 500; the trajectory keeps everything
 CANCEL_POLL_S = 0.5
 TREE_PUSH_S = 0.3  # a search's tree is stored and pushed at most this often
@@ -43,15 +44,6 @@ def storable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [storable(v) for v in value]
     return value
-
-
-def push_prover_state(pk: int, *, final: bool = False) -> None:
-    run = ProverRun.objects.select_related("exercise__world", "user").get(pk=pk)
-    # Everyone watching gets what the student who asked may see (her teachers see the
-    # whole proof when they load the page).
-    context = run_context(run, reveal=owner_may_see_final_proof(run))
-    push(run.group_name, render_fragments(RUN_TEMPLATE, ["status", "tree", "events"], context),
-         final=final)  # fmt: skip
 
 
 def _push_event(run: ProverRun, index: int, event: dict[str, Any], *, reveal: bool) -> None:
@@ -149,15 +141,11 @@ def run_prover(self: Task, run_pk: int) -> str:
         return "missing"
     # Take a queued run for this message; the same message finding it running is a
     # redelivery (its worker died), another message is a copy the sweeper re-queued.
-    took = ProverRun.objects.filter(pk=run.pk, status=ProverRun.Status.QUEUED).update(
-        status=ProverRun.Status.RUNNING, started_at=timezone.now(), claimed_by=message
-    )
-    run.refresh_from_db(fields=["status", "started_at", "claimed_by", "cancel_requested"])
+    took = run.claim(ProverRun.Status.RUNNING, message)
+    run.refresh_from_db(fields=["cancel_requested"])
     if not took and run.status == ProverRun.Status.RUNNING:
         if run.claimed_by != message:
             return "duplicate"
-        from webapp.provers.actions import do_end_stale_prover_run
-
         do_end_stale_prover_run(run, "The prover's worker stopped during this run; ask again.")
         return ProverRun.Status.FAILED
     if not took:  # cancelled while queued, or ended by the sweeper

@@ -10,6 +10,7 @@ from typing import Any
 
 import dj_database_url
 
+from tutor import redis_boundary
 from webapp.settings.env import env_bool, env_int, env_list, env_secret, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -45,11 +46,6 @@ INSTALLED_APPS = [
     "allauth.socialaccount.providers.openid_connect",
 ]
 
-# Requests running Django code at once per web process (webapp/core/concurrency.py); the
-# rest wait at the door, first come first served. 2: a burst of submits' p95 0.81-0.84 s
-# against 1.05-1.45 s unlimited (bench/bench_web.py, docs/OPERATIONS.md); 0: no limit.
-WEB_THREADS = env_int("LEANCOACH_WEB_THREADS", 2)
-
 # Live sockets one signed-in user may hold open across every web process (webapp/core/
 # sockets.py; a page holds one or two); past it a socket is closed with code 4429. 0: no cap.
 WS_PER_USER = env_int("LEANCOACH_WS_PER_USER", 20)
@@ -57,8 +53,6 @@ WS_PER_USER = env_int("LEANCOACH_WS_PER_USER", 20)
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # After WhiteNoise: static files never wait at the door.
-    "webapp.core.concurrency.ConcurrencyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -152,12 +146,13 @@ def _database_from_env() -> dict[str, Any]:
             config.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=2)
         if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
             # Django's ASGI handler runs each request's sync code in a thread of its own, and
-            # connections are per thread: every request in flight held a server connection of
-            # its own, kept until garbage collection, and 50 users exhausted PostgreSQL's 100
-            # slots. So the web lends connections from a bounded per-process pool and gives
-            # them back at the end of each request (a pool needs CONN_MAX_AGE 0). With
-            # CONN_HEALTH_CHECKS Django has the pool check a connection before lending it:
-            # after a database restart the pool's dead connections are replaced, not lent.
+            # connections are per thread, so persistent connections do not carry over from
+            # one request to the next (Django's docs, "Connection management": disable them
+            # under ASGI and use the backend's pool). The web lends connections from a
+            # bounded per-process pool and gives them back at the end of each request (a
+            # pool needs CONN_MAX_AGE 0). With CONN_HEALTH_CHECKS the pool checks a
+            # connection before lending it: after a database restart its dead connections
+            # are replaced, not lent.
             config.update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=True)
             config.setdefault("OPTIONS", {})["pool"] = {
                 "min_size": 1,
@@ -165,10 +160,11 @@ def _database_from_env() -> dict[str, Any]:
                 "timeout": 20,  # a request waits this long for a free connection, then fails
             }
         return config
-    # SQLite keeps its persistent connections in the web too: they are file handles, not
-    # server slots (measured: at most 21 open files per web process at 50 users plus 300
-    # websockets), and opening one per request cost a third of a websocket's CPU.
+    # SQLite has no pool: under ASGI (a thread per request, see above) each request opens
+    # the file and closes it at its end; workers and commands keep theirs.
     VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)  # sessions, password hashes
+    if env_bool("LEANCOACH_ASGI_SERVER", False):
+        conn_max_age = 0
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "leancoach.sqlite3",
@@ -189,25 +185,32 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0") or ""
 
+# Every Redis client below gets its timeouts from the one boundary (tutor/redis_boundary.py):
+# a Redis that stops answering costs a request a second or two, not the whole site.
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": "leancoach:channels:"},
+        # channels_redis' layer with its blocking receive shorter than the socket timeout.
+        "BACKEND": "webapp.core.layer.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [redis_boundary.channel_layer_host(REDIS_URL)],
+            "prefix": "leancoach:channels:",
+        },
     }
 }
 
 CACHES = {
-    "default": {
-        "BACKEND": "webapp.core.cache.SharedPoolRedisCache",  # one pool per process
-        "LOCATION": REDIS_URL,
-        "KEY_PREFIX": "leancoach",
-    }
+    "default": redis_boundary.django_cache(REDIS_URL, "leancoach"),
+    # The sessions' cache, in front of the database: while Redis is away a session is read
+    # from the database (a miss) and its cache write is dropped, so nobody is signed out
+    # and no page fails for it.
+    "sessions": redis_boundary.django_cache(REDIS_URL, "leancoach", ignore_errors=True),
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True  # logged (django_redis/cache.py omit_exception)
 
-# Django's database sessions and model backend, with the reads every request makes (the
-# session, the signed-in user) compiled once.
-SESSION_ENGINE = "webapp.core.sessions"
-AUTHENTICATION_BACKENDS = ["webapp.accounts.backends.AccountBackend"]
+# Django's own sessions (the database, read through the cache) and model backend.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_CACHE_ALIAS = "sessions"
+AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
 
 # Celery (read by webapp.celery with namespace "CELERY").
 CELERY_BROKER_URL = REDIS_URL
@@ -225,6 +228,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_EXPIRES = 3600
+# The broker's and the result backend's socket timeouts (tutor/redis_boundary.py).
+_celery_redis = redis_boundary.celery_settings()
+CELERY_REDIS_SOCKET_TIMEOUT = _celery_redis["redis_socket_timeout"]
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = _celery_redis["redis_socket_connect_timeout"]
+CELERY_REDIS_BACKEND_HEALTH_CHECK_INTERVAL = _celery_redis["redis_backend_health_check_interval"]
 # Celery's Django fixup closes every database connection before and after each task (and,
 # with PostgreSQL's pool, closes the pool): a new connection per check, whatever
 # CONN_MAX_AGE says (profiled: a twentieth of the worker's CPU per check on SQLite; a TCP

@@ -4,6 +4,7 @@ overridden from the environment (tests shorten them)."""
 
 from __future__ import annotations
 
+from tutor import redis_boundary
 from webapp.settings.env import env_int, env_str
 
 # A worker killed mid-task puts the task back on the queue (with acks_late) instead of losing it.
@@ -13,11 +14,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 2, "interval_start": 0, "interval_step": 0.3, "interval_max": 0.5,
 }  # fmt: skip
 # Connecting to the broker to publish is bounded the same way (kombu retries forever otherwise),
-# and so is each TCP connect: kombu's Redis transport has no connect timeout of its own, and a
-# Redis host that drops packets (rather than refusing) held a submit for the kernel's ~2 min.
+# and so is each TCP connect and each command (a Redis that stops answering held a submit for
+# as long as it stalled): the socket timeouts come from tutor/redis_boundary.py.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 2, "interval_start": 0, "interval_step": 0.3, "interval_max": 0.5,
-    "socket_connect_timeout": 5,
+    **redis_boundary.celery_settings()["broker_transport_options"],
 }  # fmt: skip
 # Sending a task subscribes to its result in Redis; by default that retries for ~20 s when Redis
 # is down, which would hold the submit page that long.

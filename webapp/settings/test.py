@@ -19,5 +19,8 @@ CHANNEL_LAYERS = {
 
 # Rate-limit counters live in the shared test Redis: a prefix per run keeps runs apart, and
 # generous limits keep other tests clear of them (tests of the limits set their own rates).
-CACHES = {"default": {**CACHES["default"], "KEY_PREFIX": f"leancoach-test-{os.getpid()}"}}  # noqa: F405
+CACHES = {
+    alias: {**config, "KEY_PREFIX": f"leancoach-test-{os.getpid()}"}
+    for alias, config in CACHES.items()  # noqa: F405
+}
 RATE_LIMITS = {name: "1000/m" for name in RATE_LIMITS}  # noqa: F405

@@ -153,7 +153,7 @@ def test_fallbacks_are_not_cached(fake_llm: FakeLLMServer, redis_cache: Feedback
 
 
 def test_an_unreachable_redis_degrades_to_no_cache(fake_llm: FakeLLMServer) -> None:
-    cache = FeedbackCache(CacheConfig(url="redis://127.0.0.1:1/0", connect_timeout_s=0.1))
+    cache = FeedbackCache(CacheConfig(url="redis://127.0.0.1:1/0", timeout_s=0.1))
     fake_llm.script(ScriptedReply(GOOD), ScriptedReply(GOOD))
     config = LLMConfig(provider="anthropic", model="m", api_key="k", base_url=fake_llm.url)
     coach = make_coach("llm", config=config, cache=cache)

@@ -38,7 +38,7 @@ def test_a_teachers_edit_changes_the_next_students_advice_on_the_same_mistake() 
     taught = TaughtCoach(make_coach("compiler"), ExampleBank([_example()]))
     after = taught.advise(STATEMENT, ATTEMPT, [MISTAKE])
     assert after.suggestions[0].text == EDIT and after.suggestions[0].line == 2
-    assert after.prompt_version.endswith("+teacher")
+    assert (after.prompt_version or "").endswith("+teacher")
     # A different mistake keeps the coach's own advice.
     other = diag(2, 8, "Unknown identifier `h`", DiagnosticKind.UNKNOWN_IDENTIFIER)
     assert taught.advise(STATEMENT, ATTEMPT, [other]).suggestions[0].text != EDIT

@@ -126,7 +126,7 @@ def test_wording_variants_from_the_readme_get_one_kind() -> None:
 
 
 def test_every_mismatch_wording_yields_term_has_and_expected() -> None:
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for item in load():
         if item.held_out or classify(item.text) is not DiagnosticKind.TYPE_MISMATCH:
             continue
@@ -141,7 +141,9 @@ def test_every_mismatch_wording_yields_term_has_and_expected() -> None:
 
 
 def test_goals_case_tags_and_inaccessible_names_are_parsed() -> None:
-    case_tags, inaccessible, goals_seen = set(), set(), 0
+    case_tags: set[str] = set()
+    inaccessible: set[str] = set()
+    goals_seen = 0
     for item in load():
         if item.held_out or "⊢" not in item.text:
             continue

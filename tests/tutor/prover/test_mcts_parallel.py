@@ -48,14 +48,14 @@ class Slow:
         self.inner, self.die_after, self.calls = inner, die_after, 0
 
     def start(self, problem: Problem) -> StepOutcome:
-        return self.inner.start(problem)  # type: ignore[no-any-return]
+        return self.inner.start(problem)
 
     def apply(self, proof_state: int, tactic: str) -> StepOutcome:
         self.calls += 1
         if self.die_after is not None and self.calls > self.die_after:
             raise RuntimeError("worker killed")  # the thread ends here, claim held
         time.sleep(0.003)
-        return self.inner.apply(proof_state, tactic)  # type: ignore[no-any-return]
+        return self.inner.apply(proof_state, tactic)
 
 
 def run_two(store: Any, checker: Any, script: Any, config: SearchConfig,

@@ -19,8 +19,28 @@ from tutor.prover.policy.hf import HFPolicy, _nucleus
 CHAT = [{"role": "user", "content": "Prove 1 + 1 = 2"}]
 
 
-def test_it_implements_the_policy_protocol(tiny_policy: HFPolicy) -> None:
+def test_its_completions_keep_the_policy_contract(tiny_policy: HFPolicy) -> None:
+    """What the agent, the search and training read from every completion (Completion in
+    tutor/prover/policy/base.py): one log-probability (a real one, at most 0) per token, the
+    text its tokens decode to less a final end token, and a finish reason that says whether
+    max_tokens cut it. A model loaded from a folder, not the serving slot, never reloads."""
     assert isinstance(tiny_policy, Policy)
+    ids = tiny_policy.prompt_to_ids(CHAT)
+    for max_tokens in (1, 12):
+        sampling = SamplingConfig(n=3, temperature=1.0, max_tokens=max_tokens, seed=5)
+        for completion in tiny_policy.generate_ids([ids], sampling)[0]:
+            tokens = completion.token_ids
+            assert 1 <= len(tokens) == len(completion.logprobs) <= max_tokens
+            assert all(float("-inf") < lp <= 0 for lp in completion.logprobs)
+            if completion.text != tiny_policy.decode(tokens):
+                # The end token was sampled: kept in the ids (trained on), not in the text.
+                assert completion.finish_reason == "stop"
+                assert completion.text == tiny_policy.decode(tokens[:-1])
+            if completion.finish_reason == "length":
+                assert len(tokens) == max_tokens
+            else:
+                assert completion.finish_reason == "stop"
+    assert tiny_policy.reload_if_changed() is False
 
 
 def test_batched_greedy_decoding_matches_one_prompt_at_a_time(tiny_policy: HFPolicy) -> None:

@@ -12,11 +12,12 @@ from tests.tutor.prover.doubles import ScriptedPolicy, write_call
 from tutor.prover import service
 from tutor.prover.agent import AgentConfig
 from tutor.prover.problem import Problem
-from tutor.prover.search import SearchConfig
+from tutor.prover.search import SearchConfig, propose_tactics
 from tutor.prover.service import ProverConfig, get_policy, run_prover
 
 PROBLEM = Problem("four", "theorem four : 2 + 2 = 4 := by")
 PROOF = "theorem four : 2 + 2 = 4 := by\n  decide"
+GOAL = "⊢ 2 + 2 = 4"  # the fake REPL's goal for PROBLEM
 
 
 def test_agent_mode_streams_and_returns_a_verified_proof(
@@ -41,18 +42,31 @@ def test_agent_mode_streams_and_returns_a_verified_proof(
     assert data["trajectories"][0]["verdict"] == "valid" and data["error"] is None
 
 
-def test_search_mode_with_the_tiny_model(tiny_policy: Any, make_checker: Any) -> None:
-    checker = make_checker(tactics=[{"goal": "⊢ 2 + 2 = 4", "tactic": "decide", "goals": []}])
+def test_search_mode_finds_the_proof_the_tiny_model_proposes(
+    tiny_policy: Any, make_checker: Any
+) -> None:
+    """Search mode end to end with a real (tiny) model and no tactic portfolio: the only
+    tactics tried are the model's samples, so the proof found is one the model wrote. The
+    fake REPL is told that the model's first proposal for the goal closes it (a random tiny
+    model writes no real tactic; which text it writes is fixed by the seed)."""
+    search = SearchConfig(model_samples=4, model_max_tokens=6, seed=0, portfolio=())
+    proposals = propose_tactics(tiny_policy, [GOAL], search)
+    assert proposals, "the tiny model proposed no tactic for the goal"
+    tactic = proposals[0][0]
+    checker = make_checker(tactics=[{"goal": GOAL, "tactic": tactic, "goals": []}])
+    events: list[dict[str, Any]] = []
     result = run_prover(
         PROBLEM,
-        ProverConfig(
-            mode="search", search=SearchConfig(model_samples=1, model_max_tokens=4, seed=0)
-        ),
+        ProverConfig(mode="search", search=search),
+        on_event=lambda e: events.append(e.to_dict()),
         checker=checker,
         policy=tiny_policy,
     )
     assert result.ok and result.verdict == "valid"
-    assert result.proof == "theorem four : 2 + 2 = 4 := by\n  decide\n"
+    assert result.proof == f"theorem four : 2 + 2 = 4 := by\n  {tactic}\n"
+    tree = [e for e in events if e["type"] == "search_tree"][-1]
+    tried = [node for node in tree["nodes"] if node.get("tactic")]
+    assert tried and {node["source"] for node in tried} == {"model"}
 
 
 def test_cancelling_before_the_first_turn(tiny_policy: Any, make_checker: Any) -> None:
