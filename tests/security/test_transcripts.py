@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from tutor.lean.repl import IdTracker, decode_reply, split_reply
-from tutor.lean.verdict import syntax_refusal
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = REPO / ".." / "shared" / "data" / "lean_transcripts"
@@ -70,32 +69,3 @@ def test_a_recorded_transcript_replays_through_the_driver(pair: dict[str, object
 
 def test_every_transcript_was_replayed() -> None:
     assert len(_pairs()) == 71
-
-
-def _recorded_infotree() -> list[dict[str, object]]:
-    out = (TRANSCRIPTS / "repl" / "infotree_theorem.expected.out").read_bytes()
-    [reply] = replay(out)
-    tree = reply["infotree"]
-    assert isinstance(tree, list)
-    return tree
-
-
-def test_a_real_infotree_of_one_theorem_passes_the_syntax_check() -> None:
-    assert syntax_refusal(_recorded_infotree()) is None
-
-
-def test_a_second_command_or_a_code_running_node_is_refused() -> None:
-    tree = _recorded_infotree()
-    declaration, eoi = tree
-    evil = copy.deepcopy(declaration)
-    evil["node"]["stx"]["kind"] = "Lean.Parser.Command.eval"  # type: ignore[index]
-    assert "did not stay inside" in str(syntax_refusal([declaration, evil, eoi]))
-    tactic = copy.deepcopy(declaration)
-    tactic["node"]["stx"]["kind"] = "Lean.Parser.Tactic.runTac"  # type: ignore[index]
-    nested = copy.deepcopy(declaration)
-    nested["children"] = [*nested["children"], tactic]  # type: ignore[misc]
-    assert "runTac" in str(syntax_refusal([nested, eoi]))
-    # A command starting inside the proof's lines (from line 1 here) is an escape.
-    assert syntax_refusal([evil, declaration, eoi], proof_line=1) is not None
-    assert syntax_refusal([declaration, declaration, eoi], proof_line=2) is None  # course
-    assert syntax_refusal(None) is not None

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.tutor.lean.real_lean import REAL_REPL
-from tutor.lean import LeanChecker
+from tutor.lean import LeanChecker, LeanConfig
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fakes" / "fake_repl.py"
 FAKE_COMMAND = [sys.executable, str(FAKE_REPL)]
@@ -45,7 +45,9 @@ def make_checker() -> Iterator[Callable[..., LeanChecker]]:
     def build(**overrides: Any) -> LeanChecker:
         options: dict[str, Any] = {
             "timeout_s": 5.0,
-            "memory_mb": 512,
+            # The product's default: the double enforces what `import Mathlib` needs under it
+            # (tests/fakes/lean_rules.py); a test of the memory cap passes its own.
+            "memory_mb": LeanConfig().memory_mb,
             "max_processes": 2,
             "acquire_timeout_s": 5.0,
             "header_timeout_s": 10.0,
