@@ -150,9 +150,7 @@ def _judge(request: dict[str, Any], imports: list[str]) -> dict[str, Any] | None
     decls = {d["name"]: d for d in sub["decls"]}
     for decl in decls.values():
         if decl["kind"] not in ALLOWED_KINDS:
-            return _answer(
-                rid, "could_not_check", "replay", f"{decl['name']} is a {decl['kind']}"
-            )
+            return _answer(rid, "could_not_check", "replay", f"{decl['name']} is a {decl['kind']}")
     skipped = {name for name, d in decls.items() if d.get("unsafe") or d.get("partial")}
     for decl in decls.values():
         if decl["name"] not in skipped and "-- fake: kernel-rejects" in decl.get("text", ""):
@@ -170,7 +168,9 @@ def _judge(request: dict[str, Any], imports: list[str]) -> dict[str, Any] | None
             (d for d in decls.values() if d.get("parts", d["name"].split(".")) == theorem), None
         )
         if decl is None:
-            return _answer(rid, "could_not_check", "statement", f"the submission declares no {name}")
+            return _answer(
+                rid, "could_not_check", "statement", f"the submission declares no {name}"
+            )
         name = decl["name"]
         blocked = _uses(decl, decls, skipped)
         if blocked:

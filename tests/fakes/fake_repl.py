@@ -105,7 +105,8 @@ a state looks up (first goal's text, tactic) in the table, else fails like Lean:
 - FAKE_REPL_TACTICS=/path/to/table.json: a list of
   {"goal": "<exact goal text>", "tactic": "<tactic>", "goals": ["<next goal>", ...]}
   ("goals": [] closes the goal) or {"goal", "tactic", "error": "<Lean message>"};
-  the table is consulted before the built-in rules.
+  the table is consulted before the built-in rules. A parenthesised block of one tactic
+  fails when the table scripts an error for it on its goal.
 Replies: {"proofState": n, "goals": [...], "proofStatus": "Completed" |
 "Incomplete: open goals remain" | "Incomplete: contains sorry" | "Error: ..."}; a failing
 tactic also carries messages with pos 0:0, as tactic mode does.
@@ -677,7 +678,9 @@ def finish(
     text = "\n".join(body)
     code = "\n".join(b.split("--", 1)[0] for b in body)
     axioms: set[str] = set()
-    decl.type_text = goal_of(re.sub(r"^\s*((partial|unsafe|private|protected|noncomputable)\s+)+", "", text))
+    decl.type_text = goal_of(
+        re.sub(r"^\s*((partial|unsafe|private|protected|noncomputable)\s+)+", "", text)
+    )
     for offset, part in enumerate(body):
         col = part.split("--", 1)[0].find("sorry")
         if col >= 0:
@@ -816,7 +819,7 @@ def run_tactic(
         return {"message": f"Lean error:\n{parse_error}"}
     goals = state.proof_states[proof_state]
     if tactic.startswith("(") and goals:
-        return run_block(state, tactic, goals)
+        return run_block(state, tactic, goals, table)
     if not goals:
         return tactic_error(state, "no goals to be solved")
     first, rest = goals[0], goals[1:]
@@ -832,14 +835,21 @@ def run_tactic(
     return {"proofState": len(state.proof_states) - 1, "goals": new_goals, "proofStatus": status}
 
 
-def run_block(state: State, block: str, goals: list[str]) -> dict[str, Any]:
-    """A whole tactic block: completes unless it holds sorry or an error marker."""
+def run_block(
+    state: State, block: str, goals: list[str], table: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A whole tactic block: completes unless it holds sorry or an error marker, or the
+    FAKE_REPL_TACTICS table scripts an error for its goal and its one tactic."""
     errors = []
     for raw in block.split("\n"):
         found = MARKER.search(raw)
         if found and found.group("what") == "error":
             errors.append(canned_errors(False).get(found.group("arg").strip(), "fake error"))
     code = "\n".join(raw.split("--", 1)[0] for raw in block.split("\n"))
+    inner = code.strip().removeprefix("(").removesuffix(")").strip()
+    scripted_outcome = scripted(table or [], goals[0], inner) if "\n" not in inner else None
+    if scripted_outcome is not None and "error" in scripted_outcome:
+        errors.append(scripted_outcome["error"])
     if re.search(r"\bskip\b", code) and len(code.split()) == 1:
         errors.append("unsolved goals\n" + goals[0])
     has_sorry = re.search(r"\bsorry\b", code) is not None

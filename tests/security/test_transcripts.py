@@ -3,7 +3,6 @@ through the driver's reply parser and id checks with zero failures."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from celery.contrib.testing.worker import start_worker
@@ -14,7 +16,7 @@ from webapp.core import health
 
 pytestmark = pytest.mark.django_db
 
-COMPONENTS = {"database", "redis", "workers", "lean", "gpu", "serving_model"}
+COMPONENTS = {"database", "redis", "workers", "lean", "lean_selftest", "gpu", "serving_model"}
 
 
 @pytest.fixture(autouse=True)
@@ -94,6 +96,21 @@ def test_it_says_why_lean_is_unavailable(client: Client, monkeypatch: pytest.Mon
     assert "make lean" in lean["detail"] or "LEAN_REPL_CMD" in lean["detail"]
     # Which process limits would hold, and why a per-REPL cgroup would not, is shown too.
     assert "rlimits" in lean["data"]["limits"] and "cgroup" in lean["data"]["limits"]
+
+
+def test_admins_see_the_last_lean_self_test(
+    client: Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("LEANCOACH_LEAN_HOME", str(tmp_path))
+    never = client.get("/healthz?fresh=1").json()["components"]["lean_selftest"]
+    assert never["ok"] is False and "make lean-check" in never["detail"]
+    result = {"ran_at": "2026-01-01T00:00:00+00:00", "ok": False, "summary": "7/8 golden cases "
+              "as expected", "cases": [{"name": "a false statement", "ok": False}]}  # fmt: skip
+    (tmp_path / "selftest.json").write_text(json.dumps(result))
+    shown = client.get("/healthz?fresh=1").json()["components"]["lean_selftest"]
+    assert shown["ok"] is False and shown["detail"].startswith("7/8 golden cases")
+    assert shown["data"]["cases"] == result["cases"]
+    assert "lean_selftest" not in Client().get("/healthz").content.decode()
 
 
 def test_it_is_down_with_503_when_redis_is_unreachable(client: Client) -> None:

@@ -601,7 +601,9 @@ class LeanChecker:
             return _refused(rejections, offset + statement_lines, started)
         posed = _compose(statement, proof, header)
         result, pickle = self._run(posed.split, None, posed=posed)
-        return self._confirm(result, pickle, posed.split.header, theorem=posed.names[-1], posed=posed)
+        return self._confirm(
+            result, pickle, posed.split.header, theorem=posed.names[-1], posed=posed
+        )
 
     def _confirm(
         self,
@@ -681,7 +683,9 @@ class LeanChecker:
                 errors = [m for m in reply.get("messages", []) if m.get("severity") == "error"]
                 if "env" not in reply or errors:
                     why = errors[0].get("data") if errors else reply.get("message", reply)
-                    raise CouldNotCheck("reference", f"the posed statement does not elaborate: {why}")
+                    raise CouldNotCheck(
+                        "reference", f"the posed statement does not elaborate: {why}"
+                    )
                 pickle = process.pickle(int(reply["env"]), timeout)
         except (PoolBusy, PoolClosed, HeaderFailed, ReplError, PickleFailed) as exc:
             raise CouldNotCheck("reference", f"the posed statement's reference: {exc}") from exc
@@ -1178,13 +1182,18 @@ def get_checker() -> LeanChecker:
     """
     with _shared.lock:
         if _shared.checker is None:
-            _shared.checker = LeanChecker(
-                timeout_s=_env_number("LEANCOACH_LEAN_TIMEOUT_S", 60.0),
-                memory_mb=int(_env_number("LEANCOACH_LEAN_MEMORY_MB", 8192)),
-                max_processes=int(_env_number("LEANCOACH_LEAN_PROCESSES", 2)),
-                max_uses=int(_env_number("LEANCOACH_LEAN_MAX_USES", 100)),
-            )
+            _shared.checker = checker_from_environment()
         return _shared.checker
+
+
+def checker_from_environment() -> LeanChecker:
+    """A checker sized as the app's (get_checker), for the self-test and benchmarks."""
+    return LeanChecker(
+        timeout_s=_env_number("LEANCOACH_LEAN_TIMEOUT_S", 60.0),
+        memory_mb=int(_env_number("LEANCOACH_LEAN_MEMORY_MB", LeanConfig.memory_mb or 0)) or None,
+        max_processes=int(_env_number("LEANCOACH_LEAN_PROCESSES", 2)),
+        max_uses=int(_env_number("LEANCOACH_LEAN_MAX_USES", 100)),
+    )
 
 
 def reset_checker() -> None:

@@ -505,15 +505,15 @@ class _Server:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise CouldNotCheck(
-                        "verifier", f"the kernel verifier did not finish {doing} within "
-                        f"{timeout_s:g} s"
+                        "verifier",
+                        f"the kernel verifier did not finish {doing} within {timeout_s:g} s",
                     )
                 for key, _ in selector.select(remaining):
                     with contextlib.suppress(BlockingIOError):
                         chunk = os.read(key.fd, 1 << 16)
                         if key.fd == err_fd:
                             self._stderr += chunk
-                            del self._stderr[: -4000]
+                            del self._stderr[:-4000]
                             if not chunk:
                                 selector.unregister(err_fd)
                         elif chunk:
@@ -582,7 +582,9 @@ def _read_answer(data: dict[str, Any], request_id: str, posed: bool) -> KernelVe
     axioms = data.get("axioms")
     if not isinstance(axioms, list) or not all(isinstance(a, str) for a in axioms):
         raise CouldNotCheck("verifier", "the kernel verifier's answer lists no axioms")
-    unverified = sorted(a.removeprefix("unverified:") for a in axioms if a.startswith("unverified:"))
+    unverified = sorted(
+        a.removeprefix("unverified:") for a in axioms if a.startswith("unverified:")
+    )
     if unverified:
         raise CouldNotCheck(
             "axioms",
@@ -601,7 +603,9 @@ def _read_answer(data: dict[str, Any], request_id: str, posed: bool) -> KernelVe
             step="axioms",
             details=data,
         )
-    return KernelVerdict(VerifyStatus.CONFIRMED, "kernel-checked", found, step="axioms", details=data)
+    return KernelVerdict(
+        VerifyStatus.CONFIRMED, "kernel-checked", found, step="axioms", details=data
+    )
 
 
 def _plain_environment() -> dict[str, str]:

@@ -171,7 +171,7 @@ class ReplPool:
                 # what this header maps (an `import Mathlib` needs well over 8 GB).
                 raise HeaderFailed(
                     f"Lean ran out of memory importing the header {header!r} ({exc}); raise "
-                    "the memory limit (LEANCOACH_LEAN_MEMORY_MB, docs/LEAN.md \"Sizing\")"
+                    'the memory limit (LEANCOACH_LEAN_MEMORY_MB, docs/LEAN.md "Sizing")'
                 ) from exc
             raise
         except BaseException:
