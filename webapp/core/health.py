@@ -91,7 +91,9 @@ def check_lean_selftest() -> Component:
     last = last_result()
     if last is None:
         return Component(False, "the Lean self-test has not run here (`make lean-check`)")
-    return Component(bool(last.get("ok")), f"{last.get('summary')} at {last.get('ran_at')}", data=last)
+    return Component(
+        bool(last.get("ok")), f"{last.get('summary')} at {last.get('ran_at')}", data=last
+    )
 
 
 @cache

@@ -106,13 +106,20 @@ def _stand_in_toolchain(tmp_path: Path) -> dict[str, str]:
     bin_dir.mkdir()
     table = tmp_path / "tactics.json"
     table.write_text(
-        json.dumps([{"goal": "n : Nat\n⊢ n + 1 = n", "tactic": "simp",
-                     "error": "unsolved goals\nn : Nat\n⊢ False"}])  # fmt: skip
+        json.dumps(
+            [
+                {
+                    "goal": "n : Nat\n⊢ n + 1 = n",
+                    "tactic": "simp",
+                    "error": "unsolved goals\nn : Nat\n⊢ False",
+                }
+            ]
+        )  # fmt: skip
     )
     stubs = {
         bin_dir / "curl": "#!/bin/sh\nexit 0\n",
         bin_dir / "git": '#!/bin/sh\nfor last; do :; done\nmkdir -p "$last/.git"\n',
-        bin_dir / "elan": f"#!/bin/sh\n[ \"$1\" = run ] && echo {toolchain}\nexit 0\n",
+        bin_dir / "elan": f'#!/bin/sh\n[ "$1" = run ] && echo {toolchain}\nexit 0\n',
         toolchain / "bin" / "lake": _LAKE.format(python=sys.executable, fakes=FAKES, table=table),
     }
     for path, text in stubs.items():
