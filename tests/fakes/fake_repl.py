@@ -383,17 +383,26 @@ def infotree(cmd: str) -> list[dict[str, Any]]:
     """One CommandInfo root per top-level command (as `"infotree": "full"` gives), with a
     TacticInfo/TermInfo child for each code-running tactic or term inside it."""
     roots: list[dict[str, Any]] = []
+    pending_in = False  # `open X in` at the end of a line: one root with the next command
     for number, whole in enumerate(cmd.split("\n"), start=1):
         for part in MID_LINE_DECL.split(whole.split("--", 1)[0]) or [""]:
             stripped = part.strip()
             word = stripped.split()[0] if stripped else ""
+            if word in ("open", "set_option") and re.search(r"\sin$", stripped):
+                pending_in = True
+                continue
             if DECL.match(part) or EXAMPLE.match(part) or AXIOM.match(part):
                 kind = lean_rules.root_kind(part, "Lean.Parser.Command.declaration")
-                roots.append(info_node("CommandInfo", kind, number))
             elif part[:1].strip() and word:
                 kind = "eval" if word.startswith("#eval") else word.lstrip("#")
                 kind = lean_rules.root_kind(part, f"Lean.Parser.Command.{kind}")
-                roots.append(info_node("CommandInfo", kind, number))
+            else:
+                kind = ""
+            if kind:
+                roots.append(
+                    info_node("CommandInfo", lean_rules.IN_KIND if pending_in else kind, number)
+                )
+                pending_in = False
             for token, kind in META_KINDS.items():
                 if token in part and roots:
                     node_kind = "TacticInfo" if "Tactic" in kind else "TermInfo"

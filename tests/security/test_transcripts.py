@@ -68,3 +68,44 @@ def test_a_recorded_transcript_replays_through_the_driver(pair: dict[str, object
 
 def test_every_transcript_was_replayed() -> None:
     assert len(_pairs()) == 71
+
+
+# -- the REPL double answers these requests as the recorded REPL did ----------------------
+
+
+def _through_the_double(requests: list[dict[str, object]]) -> list[dict[str, object]]:
+    from tests.tutor.lean.conftest import FAKE_COMMAND
+    from tutor.lean.repl import ReplProcess, SpawnSpec
+
+    process = ReplProcess(SpawnSpec(argv=list(FAKE_COMMAND)))
+    try:
+        return [process.request(request, 10) for request in requests]
+    finally:
+        process.kill()
+
+
+def _recorded(name: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    requests = read_requests((TRANSCRIPTS / "repl" / f"{name}.in").read_text(encoding="utf-8"))
+    replies = replay((TRANSCRIPTS / "repl" / f"{name}.expected.out").read_bytes())
+    return requests, replies
+
+
+def test_the_double_pickles_as_recorded(tmp_path: Path) -> None:
+    requests, replies = _recorded("pickle_environment")
+    command, pickle = requests[:2]
+    pickle = {**pickle, "pickleTo": str(tmp_path / "a.olean")}
+    assert _through_the_double([command, pickle]) == replies[:2]  # {"env": 0} twice
+    assert (tmp_path / "a.olean").is_file()
+
+
+def test_the_double_refuses_an_unknown_environment_as_recorded() -> None:
+    requests, replies = _recorded("unknown_environment")
+    assert _through_the_double(requests) == replies
+
+
+def test_the_double_gives_a_theorem_the_recorded_infotree_root_kinds() -> None:
+    requests, replies = _recorded("infotree_theorem")
+    [reply] = _through_the_double(requests)
+    kinds = [root["node"]["stx"]["kind"] for root in reply["infotree"]]  # type: ignore[index]
+    recorded = [root["node"]["stx"]["kind"] for root in replies[0]["infotree"]]  # type: ignore[index]
+    assert kinds == recorded == ["Lean.Parser.Command.declaration", "Lean.Parser.Command.eoi"]

@@ -53,9 +53,9 @@ def make_checker() -> Iterator[Callable[..., LeanChecker]]:
             "header_timeout_s": 10.0,
             "sandbox": False,
         }
-        # The double reads its switches (wording, tactic table, ...) from FAKE_REPL_*
+        # The doubles read their switches (wording, tactic table, memory, ...) from FAKE_*
         # variables; the checker passes the REPL only what it is given explicitly.
-        fake_env = {k: v for k, v in os.environ.items() if k.startswith("FAKE_REPL_")}
+        fake_env = {k: v for k, v in os.environ.items() if k.startswith("FAKE_")}
         options["extra_env"] = fake_env
         options.update(overrides)
         checker = LeanChecker(list(FAKE_COMMAND), **options)
