@@ -317,3 +317,104 @@ def test_config_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert dict(config.extra_env) == {"LEAN_PATH": "/m/lib", "LEAN_SYSROOT": "/t"}
     monkeypatch.delenv("LEANCOACH_VERIFIER_CMD")
     assert config_from_environment(manifest).verifier_command == ("/opt/v",)
+
+
+# -- real Lean: the verifier built by `make lean` (skipped where there is none) ------------
+
+
+def _real_checker_with_verifier() -> LeanChecker:
+    from tests.tutor.lean.real_lean import REAL_REPL
+
+    if REAL_REPL.command is None or any("tests/fakes" in w for w in REAL_REPL.command):
+        pytest.skip("needs a real Lean 4 REPL (`make lean`)")
+    checker = LeanChecker(
+        REAL_REPL.command, cwd=REAL_REPL.cwd, sandbox_paths=REAL_REPL.sandbox_paths,
+        timeout_s=120, max_processes=1,
+    )  # fmt: skip
+    if checker.verifier.unavailable_reason is not None:
+        checker.close()
+        pytest.skip(f"no kernel verifier: {checker.verifier.unavailable_reason}")
+    return checker
+
+
+@pytest.fixture(scope="module")
+def real() -> Any:
+    checker = _real_checker_with_verifier()
+    yield checker
+    checker.close()
+
+
+REAL_STATEMENT = "theorem hard (n : Nat) : n + 1 = n := by"
+
+
+@pytest.mark.lean
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "  sorry",
+        "  native_decide",
+        "  exact sorry\nnamespace X\ntheorem hard : True := trivial\nend X",
+    ],
+)
+def test_real_verifier_never_confirms_a_false_theorem(real: LeanChecker, proof: str) -> None:
+    assert not real.check_proof(REAL_STATEMENT, proof).valid
+
+
+@pytest.mark.lean
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "theorem easy (n : Nat) : n + 0 = n := by",
+        "theorem «easy quoted» (n : Nat) : n + 0 = n := by",
+        "theorem easy_u.{u} (α : Sort u) (a : α) : a = a := by",
+        "open Nat in\ntheorem easy_open (n : Nat) : n + 0 = n := by",
+        "example (n : Nat) : n + 0 = n := by",
+    ],
+)
+def test_real_verifier_confirms_a_true_theorem(real: LeanChecker, statement: str) -> None:
+    result = real.check_proof(statement, "  simp" if "α" not in statement else "  rfl")
+    assert result.valid, result
+    assert result.axioms is not None and set(result.axioms) <= {
+        "propext", "Classical.choice", "Quot.sound",
+    }  # fmt: skip
+
+
+@pytest.mark.lean
+def test_real_verifier_confirms_a_file_with_recursive_and_partial_definitions(
+    real: LeanChecker,
+) -> None:
+    code = (
+        "def count : Nat → Nat\n  | 0 => 0\n  | n + 1 => count n\n"
+        "theorem count_zero : count 0 = 0 := rfl\n"
+        "partial def loop (n : Nat) : Nat := loop n\n"
+        "theorem loop_eq : loop = loop := rfl\n"
+    )
+    result = real.check(code)
+    assert result.valid, result
+
+
+@pytest.mark.lean
+def test_real_verifier_rejects_an_edited_statement(real: LeanChecker) -> None:
+    # The submission's environment proves `n = n`; the reference poses `n + 1 = n`.
+    with real.pool.lease("") as process:
+        sub = process.request(
+            {"cmd": "theorem hard (n : Nat) : n = n := rfl", "env": process.header_env}, 120
+        )
+        sub_pickle = process.pickle(int(sub["env"]), 120)
+        ref = process.request({"cmd": REAL_STATEMENT + " sorry", "env": process.header_env}, 120)
+        ref_pickle = process.pickle(int(ref["env"]), 120)
+    verdict = real.verifier.verify(
+        sub_pickle, imports=["Init"], theorem=["hard"], reference=real.verifier.export(ref_pickle)
+    )
+    assert verdict.status is VerifyStatus.REJECTED and verdict.step == "statement", verdict
+
+
+@pytest.mark.lean
+def test_real_lemma_under_mathlib_is_proved(real: LeanChecker) -> None:
+    from tutor.lean.detect import manifest_path
+
+    if not json.loads(manifest_path().read_text()).get("mathlib"):
+        pytest.skip("the installed project has no Mathlib (LEANCOACH_MATHLIB=1 make lean)")
+    statement = "lemma comm' (a b : ℕ) : a + b = b + a := by"
+    result = real.check_proof(statement, "  omega", "import Mathlib")
+    assert result.valid, result
