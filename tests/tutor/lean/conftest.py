@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.tutor.lean.real_lean import REAL_REPL
+from tests.tutor.lean.real_lean import REAL_REPL, real_verify_config
 from tutor.lean import LeanChecker, LeanConfig
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fakes" / "fake_repl.py"
@@ -94,6 +94,7 @@ def real_checker() -> Iterator[LeanChecker]:
         sandbox_paths=REAL_REPL.sandbox_paths,
         timeout_s=120,
         max_processes=1,
+        verify=real_verify_config(),
     )
     yield checker
     checker.close()

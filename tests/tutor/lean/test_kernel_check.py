@@ -323,13 +323,13 @@ def test_config_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def _real_checker_with_verifier() -> LeanChecker:
-    from tests.tutor.lean.real_lean import REAL_REPL
+    from tests.tutor.lean.real_lean import REAL_REPL, real_verify_config
 
     if REAL_REPL.command is None or any("tests/fakes" in w for w in REAL_REPL.command):
         pytest.skip("needs a real Lean 4 REPL (`make lean`)")
     checker = LeanChecker(
         REAL_REPL.command, cwd=REAL_REPL.cwd, sandbox_paths=REAL_REPL.sandbox_paths,
-        timeout_s=120, max_processes=1,
+        timeout_s=120, max_processes=1, verify=real_verify_config(),
     )  # fmt: skip
     if checker.verifier.unavailable_reason is not None:
         checker.close()
@@ -411,9 +411,9 @@ def test_real_verifier_rejects_an_edited_statement(real: LeanChecker) -> None:
 
 @pytest.mark.lean
 def test_real_lemma_under_mathlib_is_proved(real: LeanChecker) -> None:
-    from tutor.lean.detect import manifest_path
+    from tests.tutor.lean.real_lean import REAL_MANIFEST
 
-    if not json.loads(manifest_path().read_text()).get("mathlib"):
+    if not REAL_MANIFEST.get("mathlib"):
         pytest.skip("the installed project has no Mathlib (LEANCOACH_MATHLIB=1 make lean)")
     statement = "lemma comm' (a b : ℕ) : a + b = b + a := by"
     result = real.check_proof(statement, "  omega", "import Mathlib")
