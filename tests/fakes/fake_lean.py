@@ -4,9 +4,10 @@ Tests only.
 A real subprocess speaking the verifier's two command lines, as tutor/lean/kernel_check.py
 runs them:
 
-- `fake_lean.py export PICKLE OUT.json`: reads a pickle that fake_repl.py wrote for
-  `{"pickleTo": ...}` and writes the export {"fake_export": 1, "imports", "decls"}. An
-  unreadable pickle: exit 1 with the reason on stderr, no export.
+- `fake_lean.py export PICKLE OUT.json` (or `export --stdin`, reading one line
+  `PICKLE<TAB>OUT.json`): reads a pickle that fake_repl.py wrote for `{"pickleTo": ...}`
+  and writes the export {"fake_export": 1, "imports", "decls"}. An unreadable pickle: exit
+  1 with the reason on stderr, no export.
 - `fake_lean.py serve --imports Init,Mathlib`: prints one `{"ready": true, ...}` line, then
   answers one JSON line per request line {"id", "submission", "reference", "theorem"} with
   {"id", "status": "confirmed" | "rejected" | "could_not_check", "step", "reason",
@@ -264,6 +265,12 @@ def _axioms(name: str, decls: dict[str, Any], seen: set[str]) -> set[str]:
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[0] == "export":
         return export(argv[1], argv[2])
+    if argv == ["export", "--stdin"]:
+        parts = sys.stdin.readline().rstrip("\n").split("\t")
+        if len(parts) != 2:
+            print("expected one line PICKLE<TAB>OUT.json", file=sys.stderr)
+            return 2
+        return export(parts[0], parts[1])
     if len(argv) == 3 and argv[:2] == ["serve", "--imports"]:
         return serve([m for m in argv[2].split(",") if m])
     print("usage: fake_lean.py export PICKLE OUT.json | serve --imports Init,...", file=sys.stderr)

@@ -621,7 +621,9 @@ class LeanChecker:
             return result
         started = time.monotonic()
         verdict = None
-        if isinstance(pickle, str) or pickle is None:
+        if self.verifier.unavailable_reason is not None:
+            step, reason = "setup", self.verifier.unavailable_reason
+        elif isinstance(pickle, str) or pickle is None:
             step, reason = "pickle", pickle or "the REPL wrote no environment"
         elif theorem is not None and theorem.private:
             step, reason = "statement", "a `private` posed theorem cannot be named to the verifier"
@@ -723,7 +725,9 @@ class LeanChecker:
                     result, env = _check_in(
                         process, split, posed.names, timeout, posed.undetermined
                     )
-                if result.valid and env is not None:
+                if result.valid and env is not None and self.verifier.unavailable_reason is None:
+                    # Only what the kernel check will read (without a verifier, "proved"
+                    # cannot be said anyway, and _confirm says why).
                     pickle = _pickle_of(process, env, max(1.0, deadline - time.monotonic()))
                 # A reply stream tampered with shows here (and the process dies) before
                 # the verdict leaves, and before the process can answer anyone else.

@@ -7,9 +7,10 @@ cost budget: docs/LEAN.md, "The verification step"):
 1. pickle: the same REPL process that checked the proof writes the checked environment's
    own constants to a file (`{"pickleTo": PATH, "env": n}`, the REPL's own command). No
    second elaboration and no second `import Mathlib`.
-2. export: a short-lived `leancoach-verify export PICKLE OUT.json`, in its own sandbox,
+2. export: a single-use `leancoach-verify export --stdin`, in its own sandbox and folder,
    reads that file (untrusted bytes: the process that wrote it ran the submission) and
-   writes the constants as plain JSON. A crafted pickle can only hurt this process.
+   writes the constants as plain JSON. A crafted pickle can only hurt this process. It is
+   started ahead of the check that uses it, so its start is off the check's path.
 3. serve: one long-lived `leancoach-verify serve --imports Init,...` per header imports the
    trusted modules once and, per request, rebuilds every exported constant, replays it
    through the kernel, compares the posed theorem's type with the reference statement's
@@ -164,6 +165,7 @@ class KernelVerifier:
         self._lock = threading.Lock()
         self._root: Path | None = None
         self._servers: OrderedDict[tuple[str, ...], _Server] = OrderedDict()
+        self._spare_exports: list[_ExportWorker] = []  # started, waiting for their one pickle
         self._closed = False
 
     @property
@@ -238,11 +240,19 @@ class KernelVerifier:
         with self._lock:
             self._closed = True
             servers, self._servers = list(self._servers.values()), OrderedDict()
+            spares, self._spare_exports = self._spare_exports, []
             root, self._root = self._root, None
         for server in servers:
             server.stop("verifier closed")
+        for spare in spares:
+            spare.stop()
         if root is not None:
             shutil.rmtree(root, ignore_errors=True)
+
+    def spare_export_pids(self) -> list[int]:
+        """The export processes started ahead, waiting for their one pickle (tests, metrics)."""
+        with self._lock:
+            return [w.pid for w in self._spare_exports if w.alive]
 
     def server_pids(self) -> list[int]:
         """The verifier processes alive now (tests, metrics)."""
@@ -277,35 +287,59 @@ class KernelVerifier:
             shutil.rmtree(job, ignore_errors=True)
 
     def _export(self, job: Path, pickle: bytes) -> Path:
-        source = job / "in" / "environment.olean"
-        source.parent.mkdir()
-        source.write_bytes(pickle)
-        out_dir = job / "out"
-        out_dir.mkdir()
-        out = out_dir / "export.json"
-        argv = [*(self.config.verifier_command or ()), "export", str(source), str(out)]
-        done = _run_step(
-            self,
-            "exporting the checked environment",
-            argv,
-            readable=[str(source.parent)],
-            writable=str(out_dir),
-        )
-        if done.returncode != 0 or not out.is_file():
-            tail = done.stderr_tail or done.stdout_tail or f"exit code {done.returncode}"
-            raise CouldNotCheck("export", f"the export step failed: {tail}")
-        if out.stat().st_size > _EXPORT_CAP_BYTES:
-            raise CouldNotCheck("export", "the export is larger than the verifier accepts")
+        """The export of `pickle`, written by a single-use export process into `job`."""
+        worker = self._take_export_worker()
+        try:
+            export = worker.run(pickle, self.config.timeout_s)
+        finally:
+            self._refill_exports(used=worker)
+        out = job / "export.json"
+        out.write_bytes(export)
         return out
 
-    def _job(self) -> Path:
+    def _take_export_worker(self) -> _ExportWorker:
+        with self._lock:
+            if self._closed:
+                raise CouldNotCheck("setup", "the kernel verifier was closed")
+            while self._spare_exports:
+                spare = self._spare_exports.pop()
+                if spare.alive:
+                    return spare
+                spare.stop()
+        return _ExportWorker(self, self._work_root())
+
+    def _refill_exports(self, used: _ExportWorker) -> None:
+        """In the background: end the used export process (its group, its folder) and
+        start the next one, ready for the next check."""
+
+        def start() -> None:
+            used.stop()
+            with self._lock:
+                if self._closed or self._spare_exports:
+                    return
+            try:
+                worker = _ExportWorker(self, self._work_root())
+            except CouldNotCheck as exc:
+                log.warning("no export process started ahead: %s", exc)
+                return
+            with self._lock:
+                if not self._closed and not self._spare_exports:
+                    self._spare_exports.append(worker)
+                    return
+            worker.stop()
+
+        threading.Thread(target=start, name="lean-verify-export-spare", daemon=True).start()
+
+    def _work_root(self) -> Path:
         with self._lock:
             if self._closed:
                 raise CouldNotCheck("setup", "the kernel verifier was closed")
             if self._root is None:
                 self._root = Path(tempfile.mkdtemp(prefix="leancoach-verify-"))
-            root = self._root
-        job = Path(tempfile.mkdtemp(prefix="job-", dir=root))
+            return self._root
+
+    def _job(self) -> Path:
+        job = Path(tempfile.mkdtemp(prefix="job-", dir=self._work_root()))
         os.chmod(job, 0o700)
         return job
 
@@ -373,49 +407,90 @@ class KernelVerifier:
         return self._seccomp_program if self.sandboxed else None
 
 
-@dataclass(frozen=True)
-class _StepOutput:
-    returncode: int
-    stdout_tail: str
-    stderr_tail: str
+class _ExportWorker:
+    """One `leancoach-verify export --stdin` process, started before it is needed, in its
+    own folder (`in/` read-only to it, `out/` its only writable place); it exports exactly
+    one pickle and exits. Nothing it did can reach another check: the next one is a new
+    process with a new folder."""
 
+    def __init__(self, verifier: KernelVerifier, root: Path) -> None:
+        config = verifier.config
+        self.folder = Path(tempfile.mkdtemp(prefix="export-", dir=root))
+        (self.folder / "in").mkdir()
+        (self.folder / "out").mkdir()
+        argv = [*(config.verifier_command or ()), "export", "--stdin"]
+        argv, env = verifier.wrapped(
+            argv, readable=[str(self.folder / "in")], writable=[str(self.folder / "out")]
+        )
+        limits = verifier.limits(config.timeout_s)
+        # Open for the process's whole life (closed by stop()); files, so RLIMIT_FSIZE caps them.
+        self._out = tempfile.TemporaryFile()  # noqa: SIM115
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
 
-def _run_step(
-    verifier: KernelVerifier, what: str, argv: list[str], *, readable: list[str], writable: str
-) -> _StepOutput:
-    """One short-lived process (the export), its whole process group killed afterwards."""
-    config = verifier.config
-    argv, env = verifier.wrapped(argv, readable=readable, writable=[writable])
-    limits = verifier.limits(config.timeout_s)
-    # Output goes to files, which RLIMIT_FSIZE caps: a flood cannot fill memory here.
-    with (
-        tempfile.TemporaryFile() as out,
-        tempfile.TemporaryFile() as err,
-        sandbox.seccomp_argv(argv, verifier.seccomp_program) as (argv, pass_fds),
-    ):
+        def start() -> subprocess.Popen[bytes]:
+            with sandbox.seccomp_argv(argv, verifier.seccomp_program) as (args, pass_fds):
+                return subprocess.Popen(
+                    args,
+                    pass_fds=pass_fds,
+                    stdin=subprocess.PIPE,
+                    stdout=self._out,
+                    stderr=self._err,
+                    cwd=config.cwd,
+                    env=env,
+                    start_new_session=True,
+                    preexec_fn=limits.preexec(),
+                )
+
         try:
-            proc = subprocess.Popen(
-                argv,
-                pass_fds=pass_fds,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                cwd=config.cwd,
-                env=env,
-                start_new_session=True,
-                preexec_fn=limits.preexec(),
-            )
+            self._proc: subprocess.Popen[bytes] = SPAWNER.run(start)
         except OSError as exc:
-            raise CouldNotCheck("export", f"{what} could not start: {exc}") from exc
+            self._cleanup()
+            raise CouldNotCheck("export", f"the export step could not start: {exc}") from exc
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def run(self, pickle: bytes, timeout_s: float) -> bytes:
+        source = self.folder / "in" / "environment.olean"
+        out = self.folder / "out" / "export.json"
+        source.write_bytes(pickle)
+        assert self._proc.stdin is not None
         try:
-            proc.wait(timeout=config.timeout_s)
+            self._proc.stdin.write(f"{source}\t{out}\n".encode())
+            self._proc.stdin.close()
+        except (BrokenPipeError, OSError) as exc:
+            raise CouldNotCheck("export", f"the export step stopped: {self._tail()}") from exc
+        try:
+            code = self._proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise CouldNotCheck(
-                "export", f"{what} did not finish within {config.timeout_s:g} s"
+                "export", f"the export step did not finish within {timeout_s:g} s"
             ) from None
-        finally:
-            _kill_group(proc)
-        return _StepOutput(proc.returncode, _tail(out), _tail(err))
+        if code != 0 or not out.is_file():
+            raise CouldNotCheck(
+                "export", f"the export step failed: {self._tail() or f'exit code {code}'}"
+            )
+        if out.stat().st_size > _EXPORT_CAP_BYTES:
+            raise CouldNotCheck("export", "the export is larger than the verifier accepts")
+        return out.read_bytes()
+
+    def _tail(self) -> str:
+        return _tail(self._err) or _tail(self._out)
+
+    def stop(self) -> None:
+        _kill_group(self._proc)
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        for handle in (self._out, self._err):
+            with contextlib.suppress(OSError):
+                handle.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class _Server:

@@ -294,6 +294,26 @@ def test_a_verifier_without_init_is_never_started(verifier: Any) -> None:
     assert verifier.server_pids() == []
 
 
+def _eventually(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_each_pickle_is_exported_by_its_own_process_started_ahead(verifier: Any) -> None:
+    pickle = pickle_of({"name": "t", "text": ":= trivial"})
+    assert json.loads(verifier.export(pickle))["decls"][0]["name"] == "t"
+    assert _eventually(lambda: len(verifier.spare_export_pids()) == 1)
+    [spare] = verifier.spare_export_pids()
+    verifier.export(pickle)  # served by the spare, which then exits
+    assert _eventually(lambda: not Path(f"/proc/{spare}").exists())
+    assert _eventually(lambda: len(verifier.spare_export_pids()) == 1)
+    assert verifier.spare_export_pids() != [spare]
+
+
 def test_servers_are_one_per_header_least_recently_used_first(verifier: Any) -> None:
     assert verifier.prestart(["Init"])
     [first] = verifier.server_pids()

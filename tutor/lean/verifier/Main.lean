@@ -3,7 +3,7 @@ LeanCoach's kernel verifier: the only component allowed to say "proved" (docs/LE
 "The verification step"). Written for LeanCoach after reading lean4checker, SafeVerify,
 comparator and lean4export; nothing here is copied from them. One program, two modes:
 
-  leancoach-verify export PICKLE OUT.json
+  leancoach-verify export PICKLE OUT.json      (or `export --stdin`: one `PICKLE<TAB>OUT` line)
     Reads an environment pickle that the Lean REPL wrote for `{"pickleTo": PICKLE, "env": n}`
     and writes that environment's own constants as plain JSON. The pickle was written by a
     process that elaborated a submission, so its bytes are untrusted: a crafted file can hurt
@@ -753,8 +753,17 @@ open LeanCoachVerify in
 unsafe def main (args : List String) : IO UInt32 := do
   match args with
   | ["export", pickle, out] => runExport ⟨pickle⟩ ⟨out⟩
+  | ["export", "--stdin"] =>
+    -- Started ahead of the check that needs it (its start is off the critical path); it
+    -- reads one `PICKLE<TAB>OUT` line and serves that one pickle only, then exits.
+    let line ← (← IO.getStdin).getLine
+    match line.trimAscii.toString.splitOn "\t" with
+    | [pickle, out] => runExport ⟨pickle⟩ ⟨out⟩
+    | _ =>
+      IO.eprintln "leancoach-verify export --stdin: expected one line PICKLE<TAB>OUT.json"
+      return 2
   | ["serve", "--imports", modules] =>
     serve ((modules.splitOn ",").filter (· ≠ "") |>.toArray.map String.toName)
   | _ =>
-    IO.eprintln "usage: leancoach-verify export PICKLE OUT.json | serve --imports Init,Mod,..."
+    IO.eprintln "usage: leancoach-verify export PICKLE OUT.json | export --stdin | serve --imports Init,Mod,..."
     return 2
