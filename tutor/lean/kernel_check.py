@@ -395,10 +395,10 @@ class KernelVerifier:
             )
         return argv, {**_plain_environment(), **dict(self.config.extra_env)}
 
-    def limits(self, cpu_s: float) -> sandbox.ChildLimits:
+    def limits(self, cpu_s: float | None) -> sandbox.ChildLimits:
         return sandbox.ChildLimits(
             memory_mb=self.config.memory_mb,
-            cpu_s=int(cpu_s) + 5,
+            cpu_s=None if cpu_s is None else int(cpu_s) + 5,
             file_size_mb=self.config.file_size_mb,
         )
 
@@ -509,7 +509,9 @@ class _Server:
         argv = [*(config.verifier_command or ()), "serve", "--imports", ",".join(imports)]
         # The job folders live under `root`: read-only, they are all it sees of this machine.
         argv, env = verifier.wrapped(argv, readable=[str(root)], writable=[])
-        limits = verifier.limits(config.start_timeout_s + config.timeout_s * 10_000)
+        # No CPU-time budget for a process that serves checks for as long as it lives: each
+        # request has its wall clock, past which the process is stopped.
+        limits = verifier.limits(None)
 
         def start() -> subprocess.Popen[bytes]:
             with sandbox.seccomp_argv(argv, verifier.seccomp_program) as (args, pass_fds):

@@ -552,7 +552,8 @@ def kernelVerdict (n : Name) (ex : Kernel.Exception) : IO Verdict := do
 
 /-- Adds every replayable new constant to the kernel environment; returns the environment and
 the constants left out because they use an unsafe or partial one. -/
-def replay (srv : Server) (ex : Exported) : JudgeM (Kernel.Environment × Std.HashMap Name Name) := do
+def replayExport (srv : Server) (ex : Exported) :
+    JudgeM (Kernel.Environment × Std.HashMap Name Name) := do
   if let some (n, kind) := ex.unsupported[0]? then
     throw (couldNotCheck "replay"
       s!"{n} is a {kind}; the verifier replays theorems, definitions, opaque constants and axioms only")
@@ -673,7 +674,7 @@ def judge (srv : Server) (req : Json) : JudgeM Verdict := do
       checkImports srv r "the reference"
       pure (some r)
     | .error _ => pure none
-  let (kenv, blocked) ← replay srv sub
+  let (kenv, blocked) ← replayExport srv sub
   let roots ← match theoremName? with
     | some n => do
       unless sub.constants.contains n do
