@@ -22,7 +22,7 @@ DOC = ROOT / "docs" / "LEAN.md"
 _PLUMBING = {
     "push", "size", "insert", "contains", "map", "mapM", "toList", "toArray", "isEmpty",
     "all", "any", "erase", "filter", "get", "getD", "modify", "run", "head?", "isSome",
-    "length", "ok", "error", "some", "none", "reverse", "length", "forM",
+    "length", "ok", "error", "some", "none", "reverse", "forM",
 }  # fmt: skip
 
 
@@ -69,7 +69,9 @@ def _table_tokens() -> set[str]:
 
 
 def _defined_here(code: str) -> set[str]:
-    names = set(re.findall(r"\b(?:def|abbrev|structure|partial def|unsafe def)\s+([\w.?!']+)", code))
+    names = set(
+        re.findall(r"\b(?:def|abbrev|structure|partial def|unsafe def)\s+([\w.?!']+)", code)
+    )
     names |= {n.rsplit(".", 1)[-1] for n in names}
     fields = set(re.findall(r"^\s{2}(\w+)\s*:", code, flags=re.MULTILINE))
     return names | fields
