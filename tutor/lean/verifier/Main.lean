@@ -174,8 +174,8 @@ def safetyJson : DefinitionSafety → Json
   | .partial => Json.str "partial"
 
 def exportNames (ns : List Name) : ExportM Json := do
-  let is ← ns.toArray.mapM exportName
-  return toJson is
+  let indices ← ns.toArray.mapM exportName
+  return toJson indices
 
 def exportConstant (c : ConstantInfo) : ExportM Json := do
   let name ← exportName c.name
@@ -209,10 +209,10 @@ unsafe def runExport (pickle out : System.FilePath) : IO UInt32 := do
   let (imports, constants) ← readPickle pickle
   let consts := constants.toList.map (·.2)
   let action : ExportM (Array Json × Array Json) := do
-    let is ← imports.mapM fun i => exportName i.module
+    let importRows ← imports.mapM fun i => exportName i.module
     let rows ← consts.toArray.mapM exportConstant
-    return (is.map toJson, rows)
-  match action.run {} with
+    return (importRows.map toJson, rows)
+  match StateT.run action {} with
   | .error e =>
     IO.eprintln s!"leancoach-verify export: {e}"
     return 1
@@ -494,7 +494,7 @@ abbrev JudgeM := ExceptT Verdict IO
 def orStop (step what : String) (r : ParseM α) : JudgeM α :=
   match r with
   | .ok a => pure a
-  | .error e => throw (couldNotCheck step s!"{what}: {e}")
+  | .error e => throwThe Verdict (couldNotCheck step s!"{what}: {e}")
 
 /-- SafeVerify refuses a file that does not import Init (a prelude file could declare its own
 `Nat`). Here the server's own imports hold Init (checked at start); an export must import
@@ -502,7 +502,7 @@ exactly the same modules, Init aside, or its constants were elaborated against s
 def checkImports (srv : Server) (ex : Exported) (what : String) : JudgeM Unit := do
   let theirs := if ex.imports.contains `Init then ex.imports else ex.imports.push `Init
   unless theirs.all srv.imports.contains && srv.imports.all theirs.contains do
-    throw (couldNotCheck "imports"
+    throwThe Verdict (couldNotCheck "imports"
       s!"{what} was elaborated with the imports {theirs}, the verifier holds {srv.imports}")
 
 def isSkipped (c : ConstantInfo) : Bool := c.isUnsafe || c.isPartial
@@ -555,25 +555,25 @@ the constants left out because they use an unsafe or partial one. -/
 def replayExport (srv : Server) (ex : Exported) :
     JudgeM (Kernel.Environment × Std.HashMap Name Name) := do
   if let some (n, kind) := ex.unsupported[0]? then
-    throw (couldNotCheck "replay"
+    throwThe Verdict (couldNotCheck "replay"
       s!"{n} is a {kind}; the verifier replays theorems, definitions, opaque constants and axioms only")
   for n in ex.order do
     if (srv.base.find? n).isSome then
-      throw (couldNotCheck "replay" s!"{n} is already declared by the imports")
+      throwThe Verdict (couldNotCheck "replay" s!"{n} is already declared by the imports")
   let start : OrderState := ({}, {}, #[], {})
   let walk : StateT OrderState (Except String) Unit := do
     for n in ex.order do
       if let some info := ex.constants[n]? then
         unless isSkipped info do visit ex n
-  let (_, _, order, blocked) ← orStop "replay" "ordering the constants" ((walk.run start).map (·.2))
+  let (_, _, order, blocked) ← orStop "replay" "ordering the constants" ((StateT.run walk start).map (·.2))
   let mut kenv := srv.base
   for n in order do
     let some info := ex.constants[n]? | continue
     let some decl := declarationOf info
-      | throw (couldNotCheck "replay" s!"{n} belongs to a mutual block, which is not replayed")
+      | throwThe Verdict (couldNotCheck "replay" s!"{n} belongs to a mutual block, which is not replayed")
     match kenv.addDeclCore 0 decl (cancelTk? := none) with
     | .ok k => kenv := k
-    | .error e => throw (← kernelVerdict n e)
+    | .error e => throwThe Verdict (← kernelVerdict n e)
   return (kenv, blocked)
 
 /-- Axioms reachable from `c` in `kenv`; a constant missing there counts as `unverified:c`,
@@ -595,7 +595,7 @@ partial def closure (kenv : Kernel.Environment) (c : Name) :
 def importedAxioms (srv : Server) (c : Name) : IO (Array String) := do
   if let some found := (← srv.importedAxioms.get)[c]? then
     return found
-  let (_, (_, found)) := Id.run ((closure srv.base c).run ({}, #[]))
+  let (_, (_, found)) := Id.run (StateT.run (closure srv.base c) ({}, #[]))
   srv.importedAxioms.modify (·.insert c found)
   return found
 
@@ -662,7 +662,7 @@ def nameOf (parts : Array Json) : ParseM Name := do
 def judge (srv : Server) (req : Json) : JudgeM Verdict := do
   let subPath ← match req.getObjValAs? String "submission" with
     | .ok p => pure p
-    | .error _ => throw (couldNotCheck "request" "the request names no submission export")
+    | .error _ => throwThe Verdict (couldNotCheck "request" "the request names no submission export")
   let sub ← orStop "export" "the submission's export" (parseExport (← IO.FS.readFile ⟨subPath⟩))
   checkImports srv sub "the submission"
   let theoremName? ← match req.getObjVal? "theorem" with
@@ -678,17 +678,17 @@ def judge (srv : Server) (req : Json) : JudgeM Verdict := do
   let roots ← match theoremName? with
     | some n => do
       unless sub.constants.contains n do
-        throw (couldNotCheck "statement" s!"the submission declares no {n}")
+        throwThe Verdict (couldNotCheck "statement" s!"the submission declares no {n}")
       if let some why := blocked[n]? then
-        throw (couldNotCheck "replay"
+        throwThe Verdict (couldNotCheck "replay"
           s!"{n} depends on {why}, which is unsafe or partial and not checked by the kernel")
       match kenv.find? n with
       | some (.thmInfo _) => pure [n]
-      | some other => throw (couldNotCheck "statement" s!"{n} is a {kindName other}, not a theorem")
-      | none => throw (couldNotCheck "replay" s!"{n} was not replayed")
+      | some other => throwThe Verdict (couldNotCheck "statement" s!"{n} is a {kindName other}, not a theorem")
+      | none => throwThe Verdict (couldNotCheck "replay" s!"{n} was not replayed")
     | none => do
       if let some (n, why) := blocked.toList.head? then
-        throw (couldNotCheck "replay"
+        throwThe Verdict (couldNotCheck "replay"
           s!"{n} depends on {why}, which is unsafe or partial and not checked by the kernel")
       pure (sub.order.toList.filter fun n => (sub.constants[n]?.map isSkipped) == some false)
   let mut typeMatches : Option Bool := none
@@ -696,17 +696,17 @@ def judge (srv : Server) (req : Json) : JudgeM Verdict := do
     match ref.constants[n]?, sub.constants[n]? with
     | some (.thmInfo r), some (.thmInfo s) =>
       if r.levelParams != s.levelParams || r.type != s.type then
-        throw { rejected "statement" s!"the proved statement of {n} is not the posed one" with
+        throwThe Verdict { rejected "statement" s!"the proved statement of {n} is not the posed one" with
           theoremName := some n, typeMatches := some false }
       match sameStatement ref sub r.type.getUsedConstants.toList {} with
       | some why =>
-        throw { rejected "statement" why with theoremName := some n, typeMatches := some false }
+        throwThe Verdict { rejected "statement" why with theoremName := some n, typeMatches := some false }
       | none => typeMatches := some true
-    | none, _ => throw (couldNotCheck "statement" s!"the reference declares no theorem {n}")
-    | _, _ => throw (couldNotCheck "statement" s!"{n} is not a theorem in both files")
+    | none, _ => throwThe Verdict (couldNotCheck "statement" s!"the reference declares no theorem {n}")
+    | _, _ => throwThe Verdict (couldNotCheck "statement" s!"{n} is not a theorem in both files")
   let mut state : NameSet × Array String := ({}, #[])
   for r in roots do
-    let ((), s) ← (submissionAxioms srv kenv sub r).run state
+    let ((), s) ← StateT.run (submissionAxioms srv kenv sub r) state
     state := s
   return { status := "confirmed", step := "axioms", reason := "kernel-checked",
            theoremName := theoremName?, typeMatches, axioms := state.2 }
@@ -719,7 +719,7 @@ def answer (srv : Server) (line : String) : IO Json := do
       | .ok s => s
       | .error _ => ""
     try
-      match ← (judge srv req).run with
+      match ← ExceptT.run (judge srv req) with
       | .ok v => return v.render id
       | .error v => return v.render id
     catch e =>
