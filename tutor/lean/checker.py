@@ -299,8 +299,6 @@ class _Posed:
     sorry_body: str | None = None
     block: str | None = None
     first_proof_line: int = 0  # line of the proof's first line in the proof document
-    proof_body_line: int = 1  # line of the proof's first line in split.body
-    text: str = ""  # the whole document (header, statement, proof) as compiled
     # The posed statement (examples named) with `sorry`, as a REPL body after the header:
     # what the reference pool elaborates for the kernel check's statement comparison.
     reference_body: str | None = None
@@ -1053,14 +1051,12 @@ def _compose(statement: str, proof: str, header: str) -> _Posed:
     first_proof_line = offset + len(statement.split("\n")) + 1
     return _Posed(
         split=split,
-        proof_body_line=first_proof_line - split.body_offset,
         names=[replace(names[-1], line=names[-1].line + statement_body_line - 1)],
         renames=renames,
         indented_from_line=indented_from,
         sorry_body=sorry_body,
         block="(\n" + proof + "\n  )",
         first_proof_line=first_proof_line,
-        text=text,
         reference_body=split_header(proof_document(statement + " sorry", "", header)).body,
     )
 
