@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -372,6 +373,7 @@ class LeanChecker:
         )
         self._references: dict[tuple[str, str], bytes] = {}
         self._references_lock = threading.Lock()
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self._failed_headers: dict[str, str] = {}
         # Every "proved" is confirmed by this independent step (kernel_check.py).
         self.verifier = KernelVerifier(
@@ -525,6 +527,10 @@ class LeanChecker:
         self._pool.close()
         self._explore_pool.close()
         self._reference_pool.close()
+        with self._references_lock:
+            ahead, self._ahead_pool = self._ahead_pool, None
+        if ahead is not None:
+            ahead.shutdown(wait=False, cancel_futures=True)
         self.verifier.close()
 
     @property
@@ -559,8 +565,9 @@ class LeanChecker:
             posed.names = declarations(body)
         except UnknownDeclarations as exc:
             posed.undetermined = str(exc)
+        ahead = self._ahead(split.header, None)
         result, pickle = self._run(named, timeout_s, posed=posed)
-        return self._confirm(result, pickle, split.header, theorem=None, posed=None)
+        return self._confirm(result, pickle, split.header, theorem=None, ahead=ahead)
 
     def prestart(self, header: str = "") -> bool:
         """Start a verdict REPL with `header`'s imports, and the kernel verifier for them,
@@ -598,9 +605,10 @@ class LeanChecker:
         if rejections:
             return _refused(rejections, offset + statement_lines, started)
         posed = _compose(statement, proof, header)
+        ahead = self._ahead(posed.split.header, posed)
         result, pickle = self._run(posed.split, None, posed=posed)
         return self._confirm(
-            result, pickle, posed.split.header, theorem=posed.names[-1], posed=posed
+            result, pickle, posed.split.header, theorem=posed.names[-1], ahead=ahead
         )
 
     def _confirm(
@@ -610,7 +618,7 @@ class LeanChecker:
         header: str,
         *,
         theorem: Declared | None,
-        posed: _Posed | None,
+        ahead: Future[bytes | None] | None,
     ) -> CheckResult:
         """valid=True only when the independent verification step confirms it.
 
@@ -628,7 +636,7 @@ class LeanChecker:
         else:
             step, reason = "", ""
             try:
-                reference = self._reference(posed) if posed is not None else None
+                reference = ahead.result() if ahead is not None else None
                 verdict = self.verifier.verify(
                     pickle,
                     imports=verifier_imports(header),
@@ -664,6 +672,26 @@ class LeanChecker:
         if verdict.axioms is not None:
             result.axioms = verdict.axioms
         return result
+
+    def _ahead(self, header: str, posed: _Posed | None) -> Future[bytes | None] | None:
+        """While the fast path runs, start what the verification will need: the verifier for
+        this header and (check_proof) the reference statement's export. A first check pays
+        these starts at once instead of one after another; later ones find them ready."""
+        if self.verifier.unavailable_reason is not None:
+            return None
+        with self._references_lock:
+            if self._ahead_pool is None:
+                self._ahead_pool = ThreadPoolExecutor(2, thread_name_prefix="lean-verify-ahead")
+            pool = self._ahead_pool
+
+        def prepare() -> bytes | None:
+            self.verifier.prestart(verifier_imports(header))
+            return self._reference(posed) if posed is not None else None
+
+        try:
+            return pool.submit(prepare)
+        except RuntimeError:  # closed meanwhile: the check itself says so
+            return None
 
     def _reference(self, posed: _Posed) -> bytes:
         """The export of the posed statement with `sorry`, elaborated by the reference pool
