@@ -612,12 +612,31 @@ class _Server:
     def _death(self) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=1)
+        self._drain_stderr(0.5)  # its last words may still be in the pipe (stdout ended first)
         code = self._proc.returncode
         status = "closed its output" if code is None else f"exited with code {code}"
         if code is not None and code < 0:
             status = f"was killed by signal {signal.Signals(-code).name}"
         tail = bytes(self._stderr).decode("utf-8", "replace").strip()
         return f"the kernel verifier {status}" + (f": {tail[-1000:]}" if tail else "")
+
+    def _drain_stderr(self, wait_s: float) -> None:
+        assert self._proc.stderr is not None
+        fd = self._proc.stderr.fileno()
+        deadline = time.monotonic() + wait_s
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while (remaining := deadline - time.monotonic()) > 0 and selector.select(remaining):
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                self._stderr += chunk
+                del self._stderr[:-4000]
 
     def stop(self, reason: str) -> None:
         if self._dead is None:

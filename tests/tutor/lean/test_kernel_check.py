@@ -438,3 +438,25 @@ def test_real_lemma_under_mathlib_is_proved(real: LeanChecker) -> None:
     statement = "lemma comm' (a b : ℕ) : a + b = b + a := by"
     result = real.check_proof(statement, "  omega", "import Mathlib")
     assert result.valid, result
+
+
+# Closes stdout first, and only then says why on stderr: the order that makes stdout's end of
+# file the first thing the checker sees (as a verifier killed for memory can).
+_DIES_STDOUT_FIRST = (
+    "import os, sys, time\nos.close(1)\ntime.sleep(0.2)\n"
+    "sys.stderr.write('INTERNAL PANIC: out of memory\\n')\nsys.stderr.flush()\nos._exit(1)\n"
+)
+
+
+def test_why_a_verifier_died_reaches_the_reason_whichever_stream_ends_first(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text(_DIES_STDOUT_FIRST)
+    verifier = KernelVerifier(fake_config(verifier_command=(sys.executable, str(script))))
+    try:
+        with pytest.raises(CouldNotCheck) as died:
+            verifier._server(("Init",))  # noqa: SLF001  (the start under test)
+    finally:
+        verifier.close()
+    assert "exited with code 1" in str(died.value) and "out of memory" in str(died.value)
