@@ -227,7 +227,7 @@ class KernelVerifier:
     def prestart(self, imports: Sequence[str]) -> bool:
         """Start the verifier for `imports` ahead of the first check (a Celery worker does
         this as it starts). False when it is not configured or could not start."""
-        if self.unavailable_reason is not None:
+        if self.unavailable_reason is not None or self._closed:
             return False
         try:
             self._server(tuple(imports))
