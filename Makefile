@@ -9,7 +9,7 @@ TORCH_PIP_ARGS ?=
 PYTEST_ARGS ?=
 STAMP := $(VENV)/.installed
 
-.PHONY: install run dev test lint fmt lean bench clean lock
+.PHONY: install run dev test lint fmt lean lean-check bench clean lock
 
 $(PY):
 	@command -v $(PYTHON_SYSTEM) >/dev/null || { echo "Python 3.11 is needed ($(PYTHON_SYSTEM) not found). Set PYTHON_SYSTEM=/path/to/python3.11"; exit 1; }
@@ -52,8 +52,16 @@ fmt: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Lean, its REPL and the kernel verifier; ends with the self-test (golden cases through the
+# app's own checker). `make lean-check` reruns only the self-test. The self-test needs just
+# Python 3.11: the venv's when there is one.
+LEAN_PY = $(if $(wildcard $(PY)),$(PY),$(PYTHON_SYSTEM))
+
 lean:
-	bash scripts/install_lean.sh
+	LEANCOACH_PYTHON=$(LEAN_PY) bash scripts/install_lean.sh
+
+lean-check:
+	$(LEAN_PY) -m tutor.lean.selftest
 
 bench: install
 	for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

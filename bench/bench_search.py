@@ -127,7 +127,7 @@ def checker_for(table: list[dict[str, Any]], folder: Path, workers: int) -> Lean
     path = folder / "tactics.json"
     path.write_text(json.dumps(table, ensure_ascii=False))
     command = ["env", f"FAKE_REPL_TACTICS={path}", sys.executable, str(FAKE_REPL)]
-    verify = VerifyConfig(compile_command=FAKE_LEAN, verifier_command=FAKE_LEAN)
+    verify = VerifyConfig(verifier_command=FAKE_LEAN)
     return LeanChecker(command, timeout_s=10.0, memory_mb=1024, max_processes=max(2, workers),
                        acquire_timeout_s=10.0, sandbox=False, require_sandbox=False,
                        verify=verify)  # fmt: skip

@@ -159,7 +159,7 @@ def main() -> int:
     parser.add_argument("--lean-repl-cmd", help="LEAN_REPL_CMD inside the worker container")
     parser.add_argument(
         "--lean-verify-cmd",
-        help="LEANCOACH_COMPILE_CMD and LEANCOACH_VERIFIER_CMD inside the worker container (the "
+        help="LEANCOACH_VERIFIER_CMD inside the worker container (the "
         "independent re-check a verdict needs; the image built with SKIP_LEAN=1 has none)",
     )
     parser.add_argument("--timeout", type=float, default=120, help="seconds for each wait")
@@ -196,7 +196,7 @@ def main() -> int:
         env["LEANCOACH_REQUIRE_SANDBOX"] = "0"
         env["LEANCOACH_SECCOMP"] = "0"
     if args.lean_verify_cmd:
-        env["LEANCOACH_COMPILE_CMD"] = env["LEANCOACH_VERIFIER_CMD"] = args.lean_verify_cmd
+        env["LEANCOACH_VERIFIER_CMD"] = args.lean_verify_cmd
     boxes = Containers(tool, env, mounts)
     suffix = os.getpid()
     try:

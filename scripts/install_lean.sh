@@ -13,9 +13,15 @@
 #   ELAN_HOME               elan's home (default ~/.elan; the Docker image uses /opt/elan,
 #                           world-readable, because it runs as user leancoach)
 #   LEANCOACH_INSTALL_PROBE_URL  the URL used to test network access (default GitHub)
+#   LEANCOACH_PYTHON        the Python that runs the self-test (make passes the venv's)
 #
-# Writes $LEANCOACH_LEAN_HOME/repl.json, which tutor/lean/detect.py reads.
-# Exit codes: 0 installed, 3 no network (nothing changed), 1 anything else.
+# Writes $LEANCOACH_LEAN_HOME/repl.json, which tutor/lean/detect.py reads, as soon as the REPL
+# answers (so the REPL works even if the verifier does not build), then builds the kernel
+# verifier, adds it to the manifest, and ends with the self-test (python -m tutor.lean.selftest,
+# also `make lean-check`), which writes $LEANCOACH_LEAN_HOME/selftest.json.
+# Exit codes: 0 installed and every golden case as expected, 3 no network (nothing changed),
+# 4 the REPL works but the kernel verifier did not build, 5 the self-test found a problem,
+# 1 anything else.
 set -euo pipefail
 
 # v4.32.0: the newest stable release that leanprover-community/repl tags (its newer tags are
@@ -30,6 +36,9 @@ REPL_URL="https://github.com/leanprover-community/repl"
 MATHLIB_URL="https://github.com/leanprover-community/mathlib4"
 ELAN_INIT_URL="https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh"
 WANT_MATHLIB="${LEANCOACH_MATHLIB:-0}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The self-test runs the product's own checker (tutor/lean needs Python >= 3.11 and nothing else).
+PYTHON="${LEANCOACH_PYTHON:-python3}"
 export ELAN_HOME
 
 say() { printf 'install_lean: %s\n' "$*"; }
@@ -128,38 +137,73 @@ case "$reply" in
   *) die "unexpected REPL reply: $reply" ;;
 esac
 
-# 6. The independent kernel verifier (tutor/lean/verifier), built against the same toolchain.
-VERIFIER_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tutor/lean/verifier"
-VERIFIER_DIR="$LEAN_HOME/verifier"
-say "building the kernel verifier"
-rm -rf "$VERIFIER_DIR" && mkdir -p "$VERIFIER_DIR"
-cp "$VERIFIER_SRC/Main.lean" "$VERIFIER_SRC/lakefile.toml" "$VERIFIER_DIR/"
-printf '%s\n' "$TOOLCHAIN" > "$VERIFIER_DIR/lean-toolchain"
-(cd "$VERIFIER_DIR" && "$LAKE" build) || die "the kernel verifier did not build (see above)"
-VERIFIER_BIN="$VERIFIER_DIR/.lake/build/bin/leancoach-verify"
-[ -x "$VERIFIER_BIN" ] || die "the verifier build produced no $VERIFIER_BIN"
-
-# 7. The manifest the checker reads (written last, atomically: it means "installed").
-LC_LAKE="$LAKE" LC_REPL_BIN="$REPL_BIN" LC_PROJECT="$PROJECT_DIR" LC_SRC="$LIBRARY_SRC" \
-LC_VERIFIER="$VERIFIER_BIN" LC_TOOLCHAIN_DIR="$TOOLCHAIN_DIR" LC_HOME="$LEAN_HOME" LC_TOOLCHAIN="$TOOLCHAIN" LC_MATHLIB="$MATHLIB" \
-python3 - "$LEAN_HOME/repl.json" <<'EOF'
+# 6. The manifest the checker reads, written now (atomically) so the REPL works even if the
+# verifier below does not build: checks then say "could not confirm" with the reason.
+write_manifest() {
+  LC_LAKE="$LAKE" LC_REPL_BIN="$REPL_BIN" LC_PROJECT="$PROJECT_DIR" LC_SRC="$LIBRARY_SRC" \
+  LC_TOOLCHAIN_DIR="$TOOLCHAIN_DIR" LC_HOME="$LEAN_HOME" LC_TOOLCHAIN="$TOOLCHAIN" \
+  LC_MATHLIB="$MATHLIB" LC_VERIFIER="${1:-}" LC_VERIFIER_ERROR="${2:-}" LC_LEAN_PATH="${3:-}" \
+  "$PYTHON" - "$LEAN_HOME/repl.json" <<'EOF'
 import json, os, sys
 env = os.environ
 manifest = {
     "command": [env["LC_LAKE"], "env", env["LC_REPL_BIN"]],
-    # The verification step (tutor/lean/kernel_check.py): `lean -o` and the verifier, both
-    # run in the project so `lake env` gives them its LEAN_PATH.
-    "compile_command": [env["LC_LAKE"], "env", "lean"],
-    "verifier_command": [env["LC_LAKE"], "env", env["LC_VERIFIER"]],
     "cwd": env["LC_PROJECT"],
     "library_src": env["LC_SRC"],
     "sandbox_paths": [env["LC_TOOLCHAIN_DIR"], env["LC_HOME"]],
     "toolchain": env["LC_TOOLCHAIN"],
     "mathlib": env["LC_MATHLIB"] == "true",
 }
+if env["LC_VERIFIER"]:
+    # The kernel verifier (tutor/lean/kernel_check.py) runs without `lake env`: it gets the
+    # project's LEAN_PATH and the toolchain as LEAN_SYSROOT, read once here.
+    manifest["verifier_command"] = [env["LC_VERIFIER"]]
+    manifest["verifier_env"] = {
+        "LEAN_PATH": env["LC_LEAN_PATH"],
+        "LEAN_SYSROOT": env["LC_TOOLCHAIN_DIR"],
+    }
+if env["LC_VERIFIER_ERROR"]:
+    manifest["verifier_error"] = env["LC_VERIFIER_ERROR"]
 path = sys.argv[1]
 with open(path + ".tmp", "w") as handle:
     json.dump(manifest, handle, indent=2)
 os.replace(path + ".tmp", path)
 EOF
+}
+write_manifest "" "the kernel verifier is being built"
+say "REPL ready: $LEAN_HOME/repl.json"
+
+# 7. The independent kernel verifier (tutor/lean/verifier), built against the same toolchain.
+VERIFIER_SRC="$ROOT/tutor/lean/verifier"
+VERIFIER_DIR="$LEAN_HOME/verifier"
+VERIFIER_BIN="$VERIFIER_DIR/.lake/build/bin/leancoach-verify"
+say "building the kernel verifier"
+rm -rf "$VERIFIER_DIR" && mkdir -p "$VERIFIER_DIR"
+cp "$VERIFIER_SRC/Main.lean" "$VERIFIER_SRC/lakefile.toml" "$VERIFIER_DIR/"
+printf '%s\n' "$TOOLCHAIN" > "$VERIFIER_DIR/lean-toolchain"
+VERIFIED=0
+if build_log="$(cd "$VERIFIER_DIR" && "$LAKE" build 2>&1)" && [ -x "$VERIFIER_BIN" ]; then
+  PROJECT_LEAN_PATH="$(cd "$PROJECT_DIR" && "$LAKE" env printenv LEAN_PATH)" \
+    || die "could not read the project's LEAN_PATH (cd $PROJECT_DIR && lake env printenv LEAN_PATH)"
+  write_manifest "$VERIFIER_BIN" "" "$PROJECT_LEAN_PATH"
+  VERIFIED=1
+  say "kernel verifier ready: $VERIFIER_BIN"
+else
+  printf '%s\n' "$build_log" | tail -n 40 >&2
+  write_manifest "" "the kernel verifier did not build with $TOOLCHAIN (cd $VERIFIER_DIR && lake build): $(printf '%s' "$build_log" | tail -n 3 | tr '\n' ' ')"
+  printf 'install_lean: the kernel verifier did not build (see above). The REPL works, but no\n' >&2
+  printf '  check can say "proved" until it does: checks say "could not confirm", with the reason.\n' >&2
+fi
+
+# 8. The self-test: golden cases through the exact path the app uses (also `make lean-check`).
+say "self-test (golden cases through the app's own checker)"
+SELFTEST=0
+(cd "$ROOT" && "$PYTHON" -m tutor.lean.selftest) || SELFTEST=$?
 say "done: $LEAN_HOME/repl.json (toolchain $TOOLCHAIN, Mathlib: $MATHLIB)"
+if [ "$VERIFIED" != 1 ]; then
+  exit 4
+fi
+if [ "$SELFTEST" != 0 ]; then
+  say "the self-test found problems (lines marked FAIL above); rerun it with \`make lean-check\`"
+  exit 5
+fi

@@ -239,10 +239,8 @@ def _stack_env(var_dir: Path, args: argparse.Namespace) -> tuple[dict[str, str],
     lean = "real Lean"
     if not os.environ.get("LEAN_REPL_CMD") and not lean_status().available:
         env["LEAN_REPL_CMD"] = shlex.join([sys.executable, str(FAKE_REPL)])
-        # ... and its counterpart for `lean -o` and the independent kernel verifier.
-        env["LEANCOACH_COMPILE_CMD"] = env["LEANCOACH_VERIFIER_CMD"] = shlex.join(
-            [sys.executable, str(FAKE_LEAN)]
-        )
+        # ... and its counterpart for the independent kernel verifier.
+        env["LEANCOACH_VERIFIER_CMD"] = shlex.join([sys.executable, str(FAKE_LEAN)])
         lean = (
             "no Lean toolchain here: the protocol doubles (tests/fakes/fake_repl.py, fake_lean.py)"
         )

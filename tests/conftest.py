@@ -12,11 +12,11 @@ import pytest
 
 # Every "proved" is confirmed by the independent verification step (tutor/lean/kernel_check.py).
 # With the REPL double standing in for Lean, its counterpart tests/fakes/fake_lean.py stands in
-# for `lean -o` and the kernel verifier; subprocesses the tests start inherit it.
+# for the kernel verifier (its `export` and `serve` modes); subprocesses the tests start
+# inherit it.
 _FAKE_LEAN = shlex.join(
     [sys.executable, str(Path(__file__).resolve().parent / "fakes" / "fake_lean.py")]
 )
-os.environ.setdefault("LEANCOACH_COMPILE_CMD", _FAKE_LEAN)
 os.environ.setdefault("LEANCOACH_VERIFIER_CMD", _FAKE_LEAN)
 
 # Shared fixtures (the tiny model for prover and training tests).

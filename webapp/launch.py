@@ -107,9 +107,11 @@ def _offer_lean_install(hint: str) -> bool:
     if os.environ.get("LEANCOACH_OFFER_LEAN", "1") == "0" or os.environ.get("LEAN_REPL_CMD"):
         return False
     print(f"\n[lean] {hint}\n       Installing Lean 4 (core, no Mathlib) with `make lean`...")
-    env = {**os.environ, "LEANCOACH_MATHLIB": "0"}
+    env = {**os.environ, "LEANCOACH_MATHLIB": "0", "LEANCOACH_PYTHON": sys.executable}
     code = subprocess.call(["bash", str(ROOT / "scripts" / "install_lean.sh")], cwd=ROOT, env=env)
-    return code == 0
+    # 0: all done; 4 / 5: the REPL is installed but the verifier or the self-test is not
+    # right (it said why): Lean's status is worth reading again. 3: offline, nothing changed.
+    return code in (0, 4, 5)
 
 
 def _port_is_free(port: int) -> bool:

@@ -71,6 +71,25 @@ run_tac / by_elab / eval% inside (kinds `Lean.Parser.Tactic.runTac`,
 Header imports
 FAKE_REPL_MISSING="Mathlib,Foo": importing a listed module (or one under it) fails as on
 a core-only install: the reply is {"env": n, "messages": [error]} with an empty env.
+`import Mathlib` (or a module under it) reserves the address space a real Mathlib import
+maps (lean_rules.reserve_import_memory): under a smaller RLIMIT_AS the process dies with
+"INTERNAL PANIC: out of memory", exit code 1, as Lean does.
+
+Rules real Lean enforces (tests/fakes/lean_rules.py names the upstream files)
+- `lemma` is Mathlib's command: without a Mathlib import a `lemma` line is the parse error
+  "unexpected identifier; expected command" and declares nothing.
+- infotree roots: `lemma ...` has kind `lemma`, `open X in ...` / `set_option ... in ...`
+  has kind `Lean.Parser.Command.in`.
+
+Pickles
+`{"pickleTo": PATH, "env": n}` writes the environment's own declarations to PATH (JSON:
+{"fake_pickle": 1, "imports": ["Init", ...], "decls": [{"name", "parts", "kind",
+"unsafe", "partial", "type", "text"}]}) and answers {"env": n}, as the REPL answers
+(`pickleCommandSnapshot`); an unknown env answers {"message": "Unknown environment."}.
+Like Lean, a recursive `def f` also declares the unsafe shim `f._unsafe_rec`, and a
+`partial def f` declares `f._unsafe_rec` and `f` as an opaque constant.
+`-- fake: crash-with-all-tactics`: crash (as `crash`) only when the request asks for
+`allTactics` (leanprover-community/repl#42).
 
 Tactic mode
 A tactic string in parentheses, `(tac1\n tac2 ...)`, is a whole tactic block: it must
@@ -86,7 +105,8 @@ a state looks up (first goal's text, tactic) in the table, else fails like Lean:
 - FAKE_REPL_TACTICS=/path/to/table.json: a list of
   {"goal": "<exact goal text>", "tactic": "<tactic>", "goals": ["<next goal>", ...]}
   ("goals": [] closes the goal) or {"goal", "tactic", "error": "<Lean message>"};
-  the table is consulted before the built-in rules.
+  the table is consulted before the built-in rules. A parenthesised block of one tactic
+  fails when the table scripts an error for it on its goal.
 Replies: {"proofState": n, "goals": [...], "proofStatus": "Completed" |
 "Incomplete: open goals remain" | "Incomplete: contains sorry" | "Error: ..."}; a failing
 tactic also carries messages with pos 0:0, as tactic mode does.
@@ -101,6 +121,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+try:  # run as a script: its own folder is on sys.path
+    import lean_rules
+except ImportError:  # imported by a test as tests.fakes.fake_repl
+    from tests.fakes import lean_rules
 
 FAKE_LIBRARY = {
     "Nat.add_comm": "∀ (n m : ℕ), n + m = m + n",
@@ -159,6 +184,10 @@ class Decl:
     name: str
     axioms: list[str]
     type_text: str
+    kind: str = "thm"  # thm | def | opaque | axiom (the kernel's kinds)
+    text: str = ""
+    unsafe: bool = False
+    partial: bool = False
 
 
 @dataclass
@@ -178,10 +207,12 @@ class State:
 
 MARKER = re.compile(r"--\s*fake:\s*(?P<what>[\w-]+)\s*(?P<arg>.*)$")
 DECL = re.compile(
-    r"^\s*(?:@\[(?:[^\[\]]|\[[^\]]*\])*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*"
-    r"(theorem|lemma|def|instance|abbrev)\s+([^\s:({\[]+)"
+    r"^\s*(?:@\[(?:[^\[\]]|\[[^\]]*\])*\]\s*)?"
+    r"(?P<mods>(?:(?:private|protected|noncomputable|partial|unsafe)\s+)*)"
+    r"(theorem|lemma|def|instance|abbrev)\s+"
+    r"((?:«[^»]*»|[^\s:({\[«.]+)(?:\.(?:«[^»]*»|[^\s:({\[«.]+))*)"
 )
-EXAMPLE = re.compile(r"^\s*(example)()(?=[\s:({\[])")
+EXAMPLE = re.compile(r"^\s*(?P<mods>)(example)()(?=[\s:({\[])")
 # Where a second declaration starts on the same line (Lean allows any layout).
 MID_LINE_DECL = re.compile(r"(?<=\s)(?=(?:theorem|lemma|def|instance|abbrev|axiom)\s)")
 STDOUT_NAMES = ('"/dev/stdout"', '"/proc/self/fd/1"', "IO.getStdout")
@@ -238,6 +269,10 @@ def answer(
         write_to_own_stdout(text)
     if "tactic" in request:
         return run_tactic(state, str(request["tactic"]), request.get("proofState"), table)
+    if "pickleTo" in request:
+        return pickle_environment(state, request)
+    if request.get("allTactics") and re.search(r"--\s*fake:\s*crash-with-all-tactics", text):
+        act_on_marker(state, "crash", "", 0, [], False)
     if "path" in request:
         try:
             with open(request["path"], encoding="utf-8") as handle:
@@ -252,6 +287,31 @@ def answer(
     if request.get("allTactics") and reply is not None and "env" in reply:
         reply["tactics"] = all_tactics(state, str(request["cmd"]).split("\n"), table)
     return reply
+
+
+def pickle_environment(state: State, request: dict[str, Any]) -> dict[str, Any]:
+    """`{"pickleTo": PATH, "env": n}`: the env's own declarations, as JSON (the REPL writes
+    an .olean of `env.constants.map₂`: repl v4.32.0 REPL/Snapshots.lean `pickle`)."""
+    env_id = request.get("env")
+    if not isinstance(env_id, int) or not 0 <= env_id < len(state.envs):
+        return {"message": "Unknown environment."}
+    env = state.envs[env_id]
+    decls = [
+        {
+            "name": d.name,
+            "parts": lean_rules.name_parts(d.name),
+            "kind": d.kind,
+            "unsafe": d.unsafe,
+            "partial": False,
+            "type": d.type_text,
+            "text": d.text,
+        }
+        for d in env.decls.values()
+    ]
+    payload = {"fake_pickle": 1, "imports": [lean_rules.INIT, *env.imports], "decls": decls}
+    with open(str(request["pickleTo"]), "w", encoding="utf-8") as handle:
+        json.dump(payload, handle)
+    return {"env": env_id}
 
 
 def lean_string(body: str) -> str:
@@ -323,15 +383,26 @@ def infotree(cmd: str) -> list[dict[str, Any]]:
     """One CommandInfo root per top-level command (as `"infotree": "full"` gives), with a
     TacticInfo/TermInfo child for each code-running tactic or term inside it."""
     roots: list[dict[str, Any]] = []
+    pending_in = False  # `open X in` at the end of a line: one root with the next command
     for number, whole in enumerate(cmd.split("\n"), start=1):
         for part in MID_LINE_DECL.split(whole.split("--", 1)[0]) or [""]:
             stripped = part.strip()
             word = stripped.split()[0] if stripped else ""
+            if word in ("open", "set_option") and re.search(r"\sin$", stripped):
+                pending_in = True
+                continue
             if DECL.match(part) or EXAMPLE.match(part) or AXIOM.match(part):
-                roots.append(info_node("CommandInfo", "Lean.Parser.Command.declaration", number))
+                kind = lean_rules.root_kind(part, "Lean.Parser.Command.declaration")
             elif part[:1].strip() and word:
                 kind = "eval" if word.startswith("#eval") else word.lstrip("#")
-                roots.append(info_node("CommandInfo", f"Lean.Parser.Command.{kind}", number))
+                kind = lean_rules.root_kind(part, f"Lean.Parser.Command.{kind}")
+            else:
+                kind = ""
+            if kind:
+                roots.append(
+                    info_node("CommandInfo", lean_rules.IN_KIND if pending_in else kind, number)
+                )
+                pending_in = False
             for token, kind in META_KINDS.items():
                 if token in part and roots:
                     node_kind = "TacticInfo" if "Tactic" in kind else "TermInfo"
@@ -508,6 +579,7 @@ def elaborate(
     q = (lambda s: f"`{s}`") if new else (lambda s: f"'{s}'")
     namespaces = env.namespaces
     current: tuple[Decl, int, int] | None = None  # decl, line, name column
+    start = end = 0  # the current declaration's first and last line (comments kept)
     body: list[str] = []
     header_done = not fresh
     missing = [m for m in os.environ.get("FAKE_REPL_MISSING", "").split(",") if m]
@@ -548,6 +620,7 @@ def elaborate(
                 delay = float(os.environ.get("FAKE_REPL_IMPORT_DELAY_S", "0"))
                 time.sleep(delay)
                 env.imports.append(stripped.split()[1])
+                lean_rules.reserve_import_memory([stripped.split()[1]])
                 state.imports_run += 1
             continue
         if stripped:
@@ -560,9 +633,8 @@ def elaborate(
             namespaces.pop()
             continue
         if stripped.startswith("#print axioms"):
-            print_axioms(
-                env, resolve(env, namespaces, stripped.split()[-1]), number, messages, q, new
-            )
+            target = stripped[len("#print axioms") :].strip()  # `«a b»` keeps its space
+            print_axioms(env, resolve(env, namespaces, target), number, messages, q, new)
             continue
         if stripped.startswith("#check @") or stripped.startswith("#check "):
             check_name(env, stripped.split()[-1].lstrip("@"), number, messages, q, new)
@@ -570,21 +642,33 @@ def elaborate(
         axiom = AXIOM.match(line)
         decl = DECL.match(line) or EXAMPLE.match(line)
         if axiom or decl:
-            finish(state, current, body, env, sorries, messages, q)
+            finish(state, current, body, env, sorries, messages, q, lines[start - 1 : end])
             body = []
             if axiom:
                 name = ".".join([*namespaces, axiom.group(1)])
-                env.decls[name] = Decl(name, [name], axiom.group(2))
+                env.decls[name] = Decl(name, [name], axiom.group(2), "axiom", text=raw)
                 current = None
             else:
                 assert decl is not None
-                name = ".".join([*namespaces, decl.group(2) or "_example"])
-                current = (Decl(name, [], ""), number, decl.start(2))
+                word, mods = decl.group(2), decl.group("mods").split()
+                if word == "lemma" and not lean_rules.lemma_allowed(env.imports):
+                    # Core Lean has no `lemma`: a parse error, and nothing is declared.
+                    messages.append(
+                        message("error", number, decl.start(2), lean_rules.LEMMA_WITHOUT_MATHLIB)
+                    )
+                    current = None
+                    continue
+                name = ".".join([*namespaces, decl.group(3) or "_example"])
+                kind = "thm" if word in ("theorem", "lemma", "example") else "def"
+                made = Decl(name, [], "", kind, unsafe="unsafe" in mods, partial="partial" in mods)
+                current = (made, number, decl.start(3))
                 body = [raw]
+                start = end = number
             continue
         if current is not None:
             body.append(raw)
-    finish(state, current, body, env, sorries, messages, q)
+            end = number
+    finish(state, current, body, env, sorries, messages, q, lines[start - 1 : end])
 
 
 def finish(
@@ -595,6 +679,7 @@ def finish(
     sorries: list[dict[str, Any]],
     messages: list[dict[str, Any]],
     q: Any,
+    source: list[str] | None = None,
 ) -> None:
     if current is None:
         return
@@ -602,7 +687,9 @@ def finish(
     text = "\n".join(body)
     code = "\n".join(b.split("--", 1)[0] for b in body)
     axioms: set[str] = set()
-    decl.type_text = goal_of(text)
+    decl.type_text = goal_of(
+        re.sub(r"^\s*((partial|unsafe|private|protected|noncomputable)\s+)+", "", text)
+    )
     for offset, part in enumerate(body):
         col = part.split("--", 1)[0].find("sorry")
         if col >= 0:
@@ -635,7 +722,17 @@ def finish(
         if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", value):
             axioms.update(other.axioms)
     decl.axioms = sorted(axioms)
+    decl.text = "\n".join(source) if source else text  # with its comments, as written
     env.decls[decl.name] = decl
+    short = decl.name.rsplit(".", 1)[-1]
+    recursive = re.search(rf"(?<![\w.']){re.escape(short)}(?![\w'])", value) is not None
+    if decl.partial or (decl.kind == "def" and recursive and not decl.unsafe):
+        # Lean's compiler shim for recursive and partial definitions: an unsafe constant
+        # the kernel never sees (SafeVerify Main.lean, `isCompilerUnsafeRecName`).
+        shim = f"{decl.name}._unsafe_rec"
+        env.decls[shim] = Decl(shim, [], decl.type_text, "def", text=text, unsafe=True)
+    if decl.partial:
+        decl.kind = "opaque"  # `partial def f`: the kernel sees an opaque `f`
 
 
 def goal_of(text: str) -> str:
@@ -731,7 +828,7 @@ def run_tactic(
         return {"message": f"Lean error:\n{parse_error}"}
     goals = state.proof_states[proof_state]
     if tactic.startswith("(") and goals:
-        return run_block(state, tactic, goals)
+        return run_block(state, tactic, goals, table)
     if not goals:
         return tactic_error(state, "no goals to be solved")
     first, rest = goals[0], goals[1:]
@@ -747,14 +844,21 @@ def run_tactic(
     return {"proofState": len(state.proof_states) - 1, "goals": new_goals, "proofStatus": status}
 
 
-def run_block(state: State, block: str, goals: list[str]) -> dict[str, Any]:
-    """A whole tactic block: completes unless it holds sorry or an error marker."""
+def run_block(
+    state: State, block: str, goals: list[str], table: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A whole tactic block: completes unless it holds sorry or an error marker, or the
+    FAKE_REPL_TACTICS table scripts an error for its goal and its one tactic."""
     errors = []
     for raw in block.split("\n"):
         found = MARKER.search(raw)
         if found and found.group("what") == "error":
             errors.append(canned_errors(False).get(found.group("arg").strip(), "fake error"))
     code = "\n".join(raw.split("--", 1)[0] for raw in block.split("\n"))
+    inner = code.strip().removeprefix("(").removesuffix(")").strip()
+    scripted_outcome = scripted(table or [], goals[0], inner) if "\n" not in inner else None
+    if scripted_outcome is not None and "error" in scripted_outcome:
+        errors.append(scripted_outcome["error"])
     if re.search(r"\bskip\b", code) and len(code.split()) == 1:
         errors.append("unsolved goals\n" + goals[0])
     has_sorry = re.search(r"\bsorry\b", code) is not None

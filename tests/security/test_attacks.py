@@ -34,8 +34,18 @@ def test_the_gate_refuses_each_attack_before_lean_runs(checker: LeanChecker, nam
 
 
 # Term-level tricks whose effect only real Lean can show (the double treats a sorry-free
-# block as proving): their second layer is the kernel replay, not this fast path.
-_ONLY_REAL_LEAN_SHOWS = {"skipKernelTC", "syntax quotation", "unsafe", "unsafeIO"}
+# block as proving): their second layer is the kernel replay of the pickled environment, not
+# this fast path (tests/security/test_real_lean_attacks.py runs them on real Lean). The fast
+# path no longer reads Lean's infotree for `by_elab` / `eval%` nodes: tactic mode already keeps
+# the proof inside the theorem, and the kernel check decides what was proved.
+_ONLY_REAL_LEAN_SHOWS = {
+    "skipKernelTC",
+    "syntax quotation",
+    "unsafe",
+    "unsafeIO",
+    "by_elab",
+    "eval%",
+}
 
 
 @pytest.mark.parametrize("name", sorted(set(GATE_ATTACKS) - _ONLY_REAL_LEAN_SHOWS))
@@ -187,15 +197,42 @@ def test_course_lines_before_the_statement_are_not_mistaken_for_the_proof(
     assert not checker.check_proof(HARD, "  sorry", header=header).valid
 
 
-def test_code_running_syntax_is_refused_from_lean_s_infotree(
+def test_the_verdict_path_asks_lean_for_no_infotree(
     checker: LeanChecker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("tutor.lean.checker.proof_rejections", lambda proof: [])
-    result = checker.check_proof(EASY, "  run_tac pure ()\n  rfl")
-    assert not result.valid
-    assert any("Lean.Parser.Tactic.runTac" in d.message for d in result.errors), result
-    assert checker.pool.live_processes == 0  # the process that ran it was killed
-    _next_check_is_unaffected(checker)
+    # A full infotree pretty-prints every term and goal of the proof (megabytes under
+    # Mathlib) and its root kinds refused Mathlib's `lemma` and `open X in`; nothing in the
+    # verdict reads it any more.
+    from tutor.lean.repl import ReplProcess
+
+    sent: list[dict[str, object]] = []
+    original = ReplProcess.request
+
+    def spy(self: ReplProcess, payload: dict[str, object], timeout_s: float) -> object:
+        sent.append(dict(payload))
+        return original(self, payload, timeout_s)
+
+    monkeypatch.setattr(ReplProcess, "request", spy)
+    assert checker.check_proof(EASY, "  rfl").valid
+    assert sent and not any("infotree" in request for request in sent)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "lemma easy' (n : Nat) : n = n := by",
+        "open Nat in\ntheorem easy' (n : Nat) : n = n := by",
+        "set_option maxHeartbeats 400000 in\ntheorem easy' (n : Nat) : n = n := by",
+    ],
+)
+def test_mathlib_lemma_and_in_statements_are_checked_not_refused(
+    checker: LeanChecker, statement: str
+) -> None:
+    # Their infotree roots are `lemma` and `Lean.Parser.Command.in` (tests/fakes/lean_rules.py),
+    # which the old syntax check refused, killing a Mathlib REPL on every try.
+    result = checker.check_proof(statement, "  rfl", "import Mathlib")
+    assert result.valid, result
+    assert checker.pool.stats.spawned == 1
 
 
 def test_an_axiom_error_points_at_the_statement_below_course_lines(checker: LeanChecker) -> None:

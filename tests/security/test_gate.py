@@ -96,3 +96,45 @@ def test_declarations_are_found_token_by_token_or_refused() -> None:
     ]:
         with pytest.raises(UnknownDeclarations):
             declarations(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'syntax "x" : command\n@[command_elab x] def f : Lean.Elab.Command.CommandElab :=\n'
+        "  fun _ => pure ()\nx",
+        "@[tactic x] def g : Lean.Elab.Tactic.Tactic := fun _ => pure ()",
+        "@[term_elab x] def h : Lean.Elab.Term.TermElab := fun _ _ => pure default",
+        "@[simp, macro x] def m : Lean.Macro := fun s => pure s",
+        "attribute [local command_elab x] f",
+        "@[app_unexpander Nat.succ] def u : Lean.PrettyPrinter.Unexpander := fun s => pure s",
+        "@[norm_num Nat.succ _] def e : Mathlib.Meta.NormNum.NormNumExt := sorry",
+    ],
+)
+def test_a_file_may_not_attach_an_elaborator_with_an_attribute(code: str) -> None:
+    # `syntax` alone is harmless; the attribute is what makes Lean run the definition while
+    # it elaborates the rest of the file (and in `lean -o`, before the kernel check).
+    found = file_rejections(code)
+    assert any("attribute" in r.message for r in found), found
+
+
+def test_automation_tags_are_fine_in_files() -> None:
+    code = (
+        "@[simp, local simp ←, instance 100, reducible] theorem t : True := trivial\n"
+        "attribute [-simp] t\nattribute [local instance] t\n@[ext] theorem e : True := trivial"
+    )
+    assert file_rejections(code) == []
+
+
+def test_names_are_read_whole_from_the_source() -> None:
+    found = declarations(
+        "theorem «add zero».{u} (α : Sort u) : True := trivial\n"
+        "namespace A.«b c»\nlemma x.y : True := trivial\nend A.«b c»\n"
+        "theorem foo.{u} : True := trivial\nsection\ntheorem z : True := trivial\nend\n"
+    )
+    assert [(d.name, d.parts, d.query) for d in found] == [
+        ("«add zero»", ("add zero",), "_root_.«add zero»"),
+        ("A.«b c».x.y", ("A", "b c", "x", "y"), "_root_.A.«b c».x.y"),
+        ("foo", ("foo",), "_root_.foo"),
+        ("z", ("z",), "_root_.z"),
+    ]

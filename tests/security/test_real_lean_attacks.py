@@ -2,8 +2,9 @@
 
 Run where Lean exists: .venv/bin/pytest -m lean tests/security
 On the first machine with Lean these prove the defence where the double can only model
-it: Lean's own tactic-mode parser refusing commands, its infotree naming code-running
-syntax, `_root_` axiom queries, and elaborated code really writing into the REPL's stdout.
+it: Lean's own tactic-mode parser refusing commands, the kernel replay of the pickled
+environment refusing what code-running tactics and terms build, `_root_` axiom queries, and
+elaborated code really writing into the REPL's stdout.
 """
 
 from __future__ import annotations
@@ -60,12 +61,15 @@ def test_real_char_literal_attack(real_checker: LeanChecker) -> None:
     _unaffected(real_checker)
 
 
-def test_real_run_tac_is_refused_from_the_infotree(
+def test_real_run_tac_with_the_gate_off_does_not_prove_a_false_theorem(
     real_checker: LeanChecker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # No infotree check any more: tactic mode keeps the code inside the theorem, and
+    # whatever it builds must pass the kernel replay of the pickled environment.
     monkeypatch.setattr("tutor.lean.checker.proof_rejections", lambda proof: [])
-    result = real_checker.check_proof(EASY, "  run_tac pure ()\n  rfl")
-    assert not result.valid and any("runTac" in d.message for d in result.errors), result
+    proof = "  run_tac do\n    Lean.Elab.admitGoal (← Lean.Elab.Tactic.getMainGoal)"
+    result = real_checker.check_proof(HARD, proof)
+    assert not result.valid, result
     _unaffected(real_checker)
 
 

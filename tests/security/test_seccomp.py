@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.tutor.lean.real_lean import REAL_REPL, needs_real_lean
+from tests.tutor.lean.real_lean import REAL_REPL, needs_real_lean, real_verify_config
 from tutor.lean import LeanChecker, sandbox, seccomp
 from tutor.lean.repl import ReplProcess, SpawnSpec
 
@@ -164,6 +165,7 @@ def test_real_lean_checks_under_the_filter() -> None:
         max_processes=1,
         sandbox=True,
         seccomp=True,
+        verify=replace(real_verify_config(), use_sandbox=True, seccomp=True),
     )
     try:
         assert "seccomp filter" in checker.status().limits
@@ -192,7 +194,7 @@ def test_the_verification_steps_run_under_the_filter_too(
     assert checker.verifier.unavailable_reason is None
     assert checker.check_proof(STATEMENT, "  simp").valid
     assert not checker.check_proof(STATEMENT, "  sorry").valid
-    # compile, reference and verifier steps, each started with the filter
+    # the export of the reference and of the submission, and the verifier, each filtered
     assert len(started) >= 3 and set(started) == {"filtered"}
 
 

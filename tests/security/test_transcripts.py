@@ -3,14 +3,12 @@ through the driver's reply parser and id checks with zero failures."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
 import pytest
 
 from tutor.lean.repl import IdTracker, decode_reply, split_reply
-from tutor.lean.verdict import syntax_refusal
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = REPO / ".." / "shared" / "data" / "lean_transcripts"
@@ -72,30 +70,42 @@ def test_every_transcript_was_replayed() -> None:
     assert len(_pairs()) == 71
 
 
-def _recorded_infotree() -> list[dict[str, object]]:
-    out = (TRANSCRIPTS / "repl" / "infotree_theorem.expected.out").read_bytes()
-    [reply] = replay(out)
-    tree = reply["infotree"]
-    assert isinstance(tree, list)
-    return tree
+# -- the REPL double answers these requests as the recorded REPL did ----------------------
 
 
-def test_a_real_infotree_of_one_theorem_passes_the_syntax_check() -> None:
-    assert syntax_refusal(_recorded_infotree()) is None
+def _through_the_double(requests: list[dict[str, object]]) -> list[dict[str, object]]:
+    from tests.tutor.lean.conftest import FAKE_COMMAND
+    from tutor.lean.repl import ReplProcess, SpawnSpec
+
+    process = ReplProcess(SpawnSpec(argv=list(FAKE_COMMAND)))
+    try:
+        return [process.request(request, 10) for request in requests]
+    finally:
+        process.kill()
 
 
-def test_a_second_command_or_a_code_running_node_is_refused() -> None:
-    tree = _recorded_infotree()
-    declaration, eoi = tree
-    evil = copy.deepcopy(declaration)
-    evil["node"]["stx"]["kind"] = "Lean.Parser.Command.eval"  # type: ignore[index]
-    assert "did not stay inside" in str(syntax_refusal([declaration, evil, eoi]))
-    tactic = copy.deepcopy(declaration)
-    tactic["node"]["stx"]["kind"] = "Lean.Parser.Tactic.runTac"  # type: ignore[index]
-    nested = copy.deepcopy(declaration)
-    nested["children"] = [*nested["children"], tactic]  # type: ignore[misc]
-    assert "runTac" in str(syntax_refusal([nested, eoi]))
-    # A command starting inside the proof's lines (from line 1 here) is an escape.
-    assert syntax_refusal([evil, declaration, eoi], proof_line=1) is not None
-    assert syntax_refusal([declaration, declaration, eoi], proof_line=2) is None  # course
-    assert syntax_refusal(None) is not None
+def _recorded(name: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    requests = read_requests((TRANSCRIPTS / "repl" / f"{name}.in").read_text(encoding="utf-8"))
+    replies = replay((TRANSCRIPTS / "repl" / f"{name}.expected.out").read_bytes())
+    return requests, replies
+
+
+def test_the_double_pickles_as_recorded(tmp_path: Path) -> None:
+    requests, replies = _recorded("pickle_environment")
+    command, pickle = requests[:2]
+    pickle = {**pickle, "pickleTo": str(tmp_path / "a.olean")}
+    assert _through_the_double([command, pickle]) == replies[:2]  # {"env": 0} twice
+    assert (tmp_path / "a.olean").is_file()
+
+
+def test_the_double_refuses_an_unknown_environment_as_recorded() -> None:
+    requests, replies = _recorded("unknown_environment")
+    assert _through_the_double(requests) == replies
+
+
+def test_the_double_gives_a_theorem_the_recorded_infotree_root_kinds() -> None:
+    requests, replies = _recorded("infotree_theorem")
+    [reply] = _through_the_double(requests)
+    kinds = [root["node"]["stx"]["kind"] for root in reply["infotree"]]  # type: ignore[index]
+    recorded = [root["node"]["stx"]["kind"] for root in replies[0]["infotree"]]  # type: ignore[index]
+    assert kinds == recorded == ["Lean.Parser.Command.declaration", "Lean.Parser.Command.eoi"]

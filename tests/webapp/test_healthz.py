@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import time
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 FAKE_REPL = Path(__file__).resolve().parents[1] / "fakes" / "fake_repl.py"
 
-COMPONENTS = {"database", "redis", "workers", "lean", "gpu", "serving_model"}
+COMPONENTS = {"database", "redis", "workers", "lean", "lean_selftest", "gpu", "serving_model"}
 
 
 @pytest.fixture(autouse=True)
@@ -99,6 +100,21 @@ def test_it_says_why_lean_is_unavailable(client: Client, monkeypatch: pytest.Mon
     assert "make lean" in lean["detail"] or "LEAN_REPL_CMD" in lean["detail"]
     # Which process limits would hold, and why a per-REPL cgroup would not, is shown too.
     assert "rlimits" in lean["data"]["limits"] and "cgroup" in lean["data"]["limits"]
+
+
+def test_admins_see_the_last_lean_self_test(
+    client: Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("LEANCOACH_LEAN_HOME", str(tmp_path))
+    never = client.get("/healthz?fresh=1").json()["components"]["lean_selftest"]
+    assert never["ok"] is False and "make lean-check" in never["detail"]
+    result = {"ran_at": "2026-01-01T00:00:00+00:00", "ok": False, "summary": "7/8 golden cases "
+              "as expected", "cases": [{"name": "a false statement", "ok": False}]}  # fmt: skip
+    (tmp_path / "selftest.json").write_text(json.dumps(result))
+    shown = client.get("/healthz?fresh=1").json()["components"]["lean_selftest"]
+    assert shown["ok"] is False and shown["detail"].startswith("7/8 golden cases")
+    assert shown["data"]["cases"] == result["cases"]
+    assert "lean_selftest" not in Client().get("/healthz").content.decode()
 
 
 def test_it_is_down_with_503_when_redis_is_unreachable(client: Client) -> None:

@@ -28,10 +28,13 @@ import atexit
 import logging
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -39,6 +42,7 @@ from typing import Any
 from tutor.lean import cgroups, sandbox, seccomp
 from tutor.lean.detect import INSTALL_HINT, detect_repl, manifest_path
 from tutor.lean.kernel_check import (
+    CouldNotCheck,
     KernelVerifier,
     VerifyConfig,
     VerifyStatus,
@@ -47,6 +51,7 @@ from tutor.lean.kernel_check import (
 from tutor.lean.messages import classify, extract_goal
 from tutor.lean.pool import HeaderFailed, PoolBusy, PoolClosed, PoolLimits, ReplPool
 from tutor.lean.repl import (
+    PickleFailed,
     ReplCrashed,
     ReplError,
     ReplProcess,
@@ -74,7 +79,6 @@ from tutor.lean.verdict import (
     file_rejections,
     parse_axioms_message,
     proof_rejections,
-    syntax_refusal,
 )
 
 log = logging.getLogger(__name__)
@@ -101,12 +105,18 @@ class LeanConfig:
     """How the checker runs Lean. Defaults suit a Mathlib REPL on a 4-8 GB worker."""
 
     timeout_s: float = 60.0  # wall-clock limit for one check (the REPL has none itself)
-    memory_mb: int | None = 8192  # RLIMIT_AS per process; Mathlib maps ~5 GB of .olean files
-    max_processes: int = 2  # REPL processes alive at once (each may hold Mathlib: ~1-2 GB RSS)
+    # RLIMIT_AS (address space) per process, and the per-REPL cgroup's memory.max. An
+    # `import Mathlib` process peaks around 6.5 GB resident (zcash/ironwood#144) and maps
+    # more address space than that (every .olean is mapped whole; mimalloc and thread
+    # stacks reserve ahead): 8 GB stopped it, 24 GB leaves room (docs/LEAN.md, "Sizing").
+    memory_mb: int | None = 24576
+    max_processes: int = 2  # REPL processes alive at once (each may hold Mathlib)
     max_uses: int = 100  # recycle a process after this many checks (Lean's memory grows)
     acquire_timeout_s: float = 30.0  # longest wait for a free process before "busy"
     header_timeout_s: float = 300.0  # importing Mathlib from a cold cache is slow
-    recycle_rss_mb: float | None = None  # default: 80 % of memory_mb
+    # Recycle when the process's *private* memory (RssAnon) passes this: the mapped .olean
+    # files are shared, clean pages and count in VmRSS but are not what grows.
+    recycle_rss_mb: float | None = 8192.0
     require_sandbox: bool = False  # production: refuse to check without bubblewrap
     use_sandbox: bool | None = None  # None: use bubblewrap when it works here
     cwd: str | None = None  # where the REPL runs (a Lean project folder)
@@ -121,7 +131,7 @@ class LeanConfig:
         if self.timeout_s <= 0:
             raise ValueError("timeout_s must be > 0 seconds (a check needs a wall-clock limit)")
         if self.memory_mb is not None and self.memory_mb < 64:
-            raise ValueError("memory_mb must be >= 64 (or None for no cap); Mathlib needs ~8192")
+            raise ValueError("memory_mb must be >= 64 (or None for no cap); Mathlib needs ~16384")
         if self.require_sandbox and self.use_sandbox is False:
             raise ValueError("require_sandbox=True contradicts use_sandbox=False; drop one of them")
         if self.seccomp and self.use_sandbox is False:
@@ -129,15 +139,12 @@ class LeanConfig:
 
     @property
     def pool_limits(self) -> PoolLimits:
-        rss = self.recycle_rss_mb
-        if rss is None and self.memory_mb is not None:
-            rss = 0.8 * self.memory_mb
         return PoolLimits(
             max_processes=self.max_processes,
             max_uses=self.max_uses,
             acquire_timeout_s=self.acquire_timeout_s,
             header_timeout_s=self.header_timeout_s,
-            recycle_rss_mb=rss,
+            recycle_rss_mb=self.recycle_rss_mb,
         )
 
     @property
@@ -293,9 +300,9 @@ class _Posed:
     sorry_body: str | None = None
     block: str | None = None
     first_proof_line: int = 0  # line of the proof's first line in the proof document
-    proof_body_line: int = 1  # line of the proof's first line in split.body
-    text: str = ""  # the whole document (header, statement, proof) as compiled
-    reference: str | None = None  # header + statement with `sorry`: the posed type
+    # The posed statement (examples named) with `sorry`, as a REPL body after the header:
+    # what the reference pool elaborates for the kernel check's statement comparison.
+    reference_body: str | None = None
 
 
 class LeanChecker:
@@ -306,7 +313,7 @@ class LeanChecker:
         repl_command: list[str] | None = None,
         *,
         timeout_s: float = 60.0,
-        memory_mb: int | None = 8192,
+        memory_mb: int | None = 24576,
         max_processes: int = 2,
         max_uses: int = 100,
         acquire_timeout_s: float = 30.0,
@@ -359,6 +366,14 @@ class LeanChecker:
         self.unavailable_reason = self._unavailable_reason(detected)
         self._pool = ReplPool(self._spawn, self.config.pool_limits)  # verdicts only
         self._explore_pool = ReplPool(self._spawn, self.config.pool_limits)  # prover's steps
+        # Reference statements only (course text, never a submission): the kernel check
+        # compares each proved theorem's type with what this pool elaborates from `sorry`.
+        self._reference_pool = ReplPool(
+            self._spawn, replace(self.config.pool_limits, max_processes=1)
+        )
+        self._references: dict[tuple[str, str], bytes] = {}
+        self._references_lock = threading.Lock()
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self._failed_headers: dict[str, str] = {}
         # Every "proved" is confirmed by this independent step (kernel_check.py).
         self.verifier = KernelVerifier(
@@ -451,6 +466,9 @@ class LeanChecker:
         assert self.repl_command is not None
         argv = [_absolute_if_path(word) for word in self.repl_command]
         env: dict[str, str] | None = None
+        # The one folder this process may write outside its tmpfs: where it pickles a
+        # checked environment for the kernel verifier. Its own, removed when it dies.
+        exchange = tempfile.mkdtemp(prefix="leancoach-repl-")
         if self.sandboxed and self._probe is not None and self._probe.bwrap:
             paths = [*self.config.sandbox_paths, *sandbox.paths_for_command(argv)]
             argv = sandbox.wrap(
@@ -459,6 +477,7 @@ class LeanChecker:
                 cwd=self.config.cwd,
                 read_only_paths=paths,
                 extra_env=self.extra_env,
+                writable_paths=[exchange],
             )
         else:
             env = {**_plain_environment(), **self.extra_env}
@@ -474,10 +493,12 @@ class LeanChecker:
             limits=self.config.child_limits,
             cgroup=cgroup,
             seccomp_program=self._seccomp_program if self.sandboxed else None,
+            exchange_dir=exchange,
         )
         try:
             return ReplProcess(spec)
         except (OSError, subprocess.SubprocessError) as exc:
+            shutil.rmtree(exchange, ignore_errors=True)
             raise LeanUnavailable(
                 f"Could not start the Lean REPL {self.repl_command!r}: {exc}. {INSTALL_HINT}."
             ) from exc
@@ -505,6 +526,12 @@ class LeanChecker:
     def close(self) -> None:
         self._pool.close()
         self._explore_pool.close()
+        self._reference_pool.close()
+        with self._references_lock:
+            ahead, self._ahead_pool = self._ahead_pool, None
+        if ahead is not None:
+            ahead.shutdown(wait=False, cancel_futures=True)
+        self.verifier.close()
 
     @property
     def pool(self) -> ReplPool:
@@ -538,25 +565,27 @@ class LeanChecker:
             posed.names = declarations(body)
         except UnknownDeclarations as exc:
             posed.undetermined = str(exc)
-        result = self._run(named, timeout_s, posed=posed)
-        text = "\n".join([split.header, body]) if split.header else body
-        return self._confirm(result, text, split.header, theorem=None, reference=None)
+        ahead = self._ahead(split.header, None)
+        result, pickle = self._run(named, timeout_s, posed=posed)
+        return self._confirm(result, pickle, split.header, theorem=None, ahead=ahead)
 
     def prestart(self, header: str = "") -> bool:
-        """Start a verdict REPL with `header`'s imports before any check asks for one (a
-        Celery worker does this as it starts). False when Lean is unavailable (nothing is
-        started, nothing is claimed), the header cannot be imported (the first check then
-        reports why), or a process with it is ready already."""
+        """Start a verdict REPL with `header`'s imports, and the kernel verifier for them,
+        before any check asks for one (a Celery worker does this as it starts). False when
+        Lean is unavailable (nothing is started, nothing is claimed), the header cannot be
+        imported (the first check then reports why), or a process with it is ready already."""
         if not self.available:
             return False
         key = split_header(header).header  # the pool's key, as a check computes it
         if key in self._failed_headers:
             return False
         try:
-            return self._pool.prestart(key)
+            started = self._pool.prestart(key)
         except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
             log.warning("Lean REPL not started ahead of the first check: %s", exc)
             return False
+        self.verifier.prestart(verifier_imports(key))
+        return started
 
     def check_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         """Check a user's tactic block against a course-posed statement ending in `:= by`.
@@ -576,37 +605,58 @@ class LeanChecker:
         if rejections:
             return _refused(rejections, offset + statement_lines, started)
         posed = _compose(statement, proof, header)
-        result = self._run(posed.split, None, posed=posed)
+        ahead = self._ahead(posed.split.header, posed)
+        result, pickle = self._run(posed.split, None, posed=posed)
         return self._confirm(
-            result,
-            posed.text,
-            posed.split.header,
-            theorem=posed.names[-1].name,
-            reference=posed.reference,
+            result, pickle, posed.split.header, theorem=posed.names[-1], ahead=ahead
         )
 
     def _confirm(
         self,
         result: CheckResult,
-        text: str,
+        pickle: bytes | str | None,
         header: str,
         *,
-        theorem: str | None,
-        reference: str | None,
+        theorem: Declared | None,
+        ahead: Future[bytes | None] | None,
     ) -> CheckResult:
-        """valid=True only when the independent verification step confirms it."""
+        """valid=True only when the independent verification step confirms it.
+
+        pickle: the checked environment as the REPL pickled it, or why it could not."""
         if not result.valid:
             return result
-        verdict = self.verifier.verify(
-            text, header_imports=header_modules(header), theorem=theorem, reference=reference
-        )
-        result.elapsed_s += verdict.elapsed_s
-        if verdict.status is VerifyStatus.CONFIRMED:
+        started = time.monotonic()
+        verdict = None
+        if self.verifier.unavailable_reason is not None:
+            step, reason = "setup", self.verifier.unavailable_reason
+        elif isinstance(pickle, str) or pickle is None:
+            step, reason = "pickle", pickle or "the REPL wrote no environment"
+        elif theorem is not None and theorem.private:
+            step, reason = "statement", "a `private` posed theorem cannot be named to the verifier"
+        else:
+            step, reason = "", ""
+            try:
+                reference = ahead.result() if ahead is not None else None
+                verdict = self.verifier.verify(
+                    pickle,
+                    imports=verifier_imports(header),
+                    theorem=theorem.parts if theorem is not None else None,
+                    reference=reference,
+                )
+            except CouldNotCheck as exc:
+                step, reason = exc.step, str(exc)
+        result.elapsed_s += time.monotonic() - started
+        if verdict is not None and verdict.status is VerifyStatus.CONFIRMED:
             result.axioms = verdict.axioms
             return result
         result.valid = False
-        if verdict.status is VerifyStatus.UNAVAILABLE:
-            result.error = f"could not confirm the proof independently: {verdict.reason}"
+        if verdict is None or verdict.status is VerifyStatus.UNAVAILABLE:
+            if verdict is not None:
+                step, reason = verdict.step, verdict.reason
+            result.error = (
+                f"could not confirm the proof with the independent kernel check "
+                f"(step: {step or 'setup'}): {reason}"
+            )
             return result
         result.diagnostics.append(
             Diagnostic(
@@ -623,6 +673,55 @@ class LeanChecker:
             result.axioms = verdict.axioms
         return result
 
+    def _ahead(self, header: str, posed: _Posed | None) -> Future[bytes | None] | None:
+        """While the fast path runs, start what the verification will need: the verifier for
+        this header and (check_proof) the reference statement's export. A first check pays
+        these starts at once instead of one after another; later ones find them ready."""
+        if self.verifier.unavailable_reason is not None:
+            return None
+        with self._references_lock:
+            if self._ahead_pool is None:
+                self._ahead_pool = ThreadPoolExecutor(2, thread_name_prefix="lean-verify-ahead")
+            pool = self._ahead_pool
+
+        def prepare() -> bytes | None:
+            self.verifier.prestart(verifier_imports(header))
+            return self._reference(posed) if posed is not None else None
+
+        try:
+            return pool.submit(prepare)
+        except RuntimeError:  # closed meanwhile: the check itself says so
+            return None
+
+    def _reference(self, posed: _Posed) -> bytes:
+        """The export of the posed statement with `sorry`, elaborated by the reference pool
+        (a REPL that only ever sees course text); one per statement and header, cached."""
+        assert posed.reference_body is not None
+        key = (posed.split.header, posed.reference_body)
+        with self._references_lock:
+            cached = self._references.get(key)
+        if cached is not None:
+            return cached
+        timeout = self.config.timeout_s
+        try:
+            with self._reference_pool.lease(posed.split.header) as process:
+                reply = process.request(
+                    {"cmd": posed.reference_body, "env": process.header_env}, timeout
+                )
+                errors = [m for m in reply.get("messages", []) if m.get("severity") == "error"]
+                if "env" not in reply or errors:
+                    why = errors[0].get("data") if errors else reply.get("message", reply)
+                    raise CouldNotCheck(
+                        "reference", f"the posed statement does not elaborate: {why}"
+                    )
+                pickle = process.pickle(int(reply["env"]), timeout)
+        except (PoolBusy, PoolClosed, HeaderFailed, ReplError, PickleFailed) as exc:
+            raise CouldNotCheck("reference", f"the posed statement's reference: {exc}") from exc
+        export = self.verifier.export(pickle)
+        with self._references_lock:
+            self._references[key] = export
+        return export
+
     async def acheck(self, code: str, *, timeout_s: float | None = None) -> CheckResult:
         """check() in a worker thread, for asyncio callers (Channels consumers)."""
         return await asyncio.to_thread(self.check, code, timeout_s=timeout_s)
@@ -630,38 +729,59 @@ class LeanChecker:
     async def acheck_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         return await asyncio.to_thread(self.check_proof, statement, proof, header)
 
-    def _run(self, split: SplitFile, timeout_s: float | None, posed: _Posed) -> CheckResult:
+    def _run(
+        self,
+        split: SplitFile,
+        timeout_s: float | None,
+        posed: _Posed,
+        all_tactics: bool = True,
+    ) -> tuple[CheckResult, bytes | str | None]:
+        """The fast path in one leased process, and (for a result it found valid) the
+        checked environment pickled by that same process: (result, pickle or why not)."""
         timeout = timeout_s or self.config.timeout_s
         started = time.monotonic()
         self._refuse_failed_header(split.header)
+        pickle: bytes | str | None = None
         try:
             with self._pool.lease(split.header) as process:
                 deadline = time.monotonic() + timeout
                 if posed.block is not None:
-                    result = _check_proof_in(process, posed, timeout)
+                    result, env = _check_proof_in(process, posed, timeout, all_tactics)
                 else:
-                    result = _check_in(process, split, posed.names, timeout, posed.undetermined)
+                    result, env = _check_in(
+                        process, split, posed.names, timeout, posed.undetermined
+                    )
+                if result.valid and env is not None and self.verifier.unavailable_reason is None:
+                    # Only what the kernel check will read (without a verifier, "proved"
+                    # cannot be said anyway, and _confirm says why).
+                    pickle = _pickle_of(process, env, max(1.0, deadline - time.monotonic()))
                 # A reply stream tampered with shows here (and the process dies) before
                 # the verdict leaves, and before the process can answer anyone else.
                 if process.alive:  # one killed on purpose is retired by the pool
                     process.sync(max(1.0, deadline - time.monotonic()))
+        except _AllTacticsCrashed as exc:
+            # The REPL can crash while collecting `allTactics` (leanprover-community/repl#42):
+            # check again without the goal view rather than give no verdict.
+            log.warning("Lean crashed while collecting the tactic steps; checking without: %s", exc)
+            return self._run(split, timeout_s, posed, all_tactics=False)
         except PoolBusy as exc:
-            result = CheckResult(valid=False, error=str(exc))
+            result, pickle = CheckResult(valid=False, error=str(exc)), None
         except PoolClosed as exc:
             raise LeanUnavailable(str(exc)) from exc
         except HeaderFailed as exc:
             self._failed_headers[split.header] = str(exc)
             raise LeanUnavailable(str(exc)) from exc
         except ReplTimeout as exc:
-            result = CheckResult(valid=False, timed_out=True, error=str(exc))
+            result, pickle = CheckResult(valid=False, timed_out=True, error=str(exc)), None
         except ReplError as exc:  # crashed, garbage, or header refused
             result = CheckResult(
                 valid=False,
                 crashed=isinstance(exc, (ReplCrashed, ReplProtocolError)),
                 error=str(exc),
             )
+            pickle = None
         result.elapsed_s = time.monotonic() - started
-        return _map_back(result, posed)
+        return _map_back(result, posed), pickle
 
 
 def _refused(rejections: list[Rejection], line_offset: int, started: float) -> CheckResult:
@@ -687,7 +807,22 @@ def _refused(rejections: list[Rejection], line_offset: int, started: float) -> C
 _INPUT_POSITION = re.compile(r"<input>:(\d+):(\d+):\s*")
 
 
-def _check_proof_in(process: ReplProcess, posed: _Posed, timeout: float) -> CheckResult:
+class _AllTacticsCrashed(ReplCrashed):
+    """The REPL died answering a request that asked for `allTactics`."""
+
+
+def _pickle_of(process: ReplProcess, env: int, timeout: float) -> bytes | str:
+    """The environment `env` as the REPL pickles it, or why it could not (the verdict is
+    then "could not check", never "proved")."""
+    try:
+        return process.pickle(env, timeout)
+    except PickleFailed as exc:
+        return f"the REPL could not write the checked environment: {exc}"
+
+
+def _check_proof_in(
+    process: ReplProcess, posed: _Posed, timeout: float, all_tactics: bool = True
+) -> tuple[CheckResult, int | None]:
     """Tactic mode first (a command cannot parse there), then the same block in place."""
     assert posed.sorry_body is not None and posed.block is not None
     deadline = time.monotonic() + timeout
@@ -698,27 +833,24 @@ def _check_proof_in(process: ReplProcess, posed: _Posed, timeout: float) -> Chec
         sorries = reply.get("sorries", [])
         if "env" not in reply or errors or len(sorries) != 1:
             why = errors[0].get("data") if errors else reply.get("message", "no proof state")
-            return CheckResult(valid=False, error=f"the posed statement does not elaborate: {why}")
+            return (
+                CheckResult(valid=False, error=f"the posed statement does not elaborate: {why}"),
+                None,
+            )
         state = int(sorries[0]["proofState"])
         process.posed[posed.sorry_body] = state
     remaining = max(1.0, deadline - time.monotonic())
     step = process.request({"tactic": posed.block, "proofState": state}, remaining)
     if "proofState" not in step:
-        return CheckResult(valid=False, diagnostics=[_tactic_refusal(step, posed)])
+        return CheckResult(valid=False, diagnostics=[_tactic_refusal(step, posed)]), None
     failed = any(m.get("severity") == "error" for m in step.get("messages", []))
     if "proofStatus" in step:
         completed = step["proofStatus"] == "Completed" and not failed
     else:  # REPLs before proofStatus existed: no goals, no sorry, no error
         completed = not step.get("goals") and not step.get("sorries") and not failed
     remaining = max(1.0, deadline - time.monotonic())
-    result = _check_in(
-        process,
-        posed.split,
-        posed.names,
-        remaining,
-        None,
-        syntax=posed.proof_body_line,
-        all_tactics=True,
+    result, env = _check_in(
+        process, posed.split, posed.names, remaining, None, all_tactics=all_tactics
     )
     if not completed and not result.errors:
         # Lean's tactic mode saw a failure the in-place run did not report (its messages
@@ -737,7 +869,7 @@ def _check_proof_in(process: ReplProcess, posed: _Posed, timeout: float) -> Chec
             )
         ]
     result.valid = result.valid and completed
-    return result
+    return result, env
 
 
 def _tactic_refusal(reply: dict[str, Any], posed: _Posed) -> Diagnostic:
@@ -760,38 +892,33 @@ def _check_in(
     names: list[Declared],
     timeout: float,
     undetermined: str | None,
-    syntax: int | None = None,
     all_tactics: bool = False,
-) -> CheckResult:
-    """One body and its axioms. `syntax` (check_proof): the body line where the proof
-    starts; Lean's infotree must show no command starting there or later."""
+) -> tuple[CheckResult, int | None]:
+    """One body and its axioms: (result, the environment the body left)."""
     header_diags = [
         _header_diagnostic(m, split) for m in (process.header_reply or {}).get("messages", [])
     ]
     deadline = time.monotonic() + timeout  # the body and the axiom query share it
     request: dict[str, Any] = {"cmd": split.body, "env": process.header_env}
-    if syntax is not None:
-        request["infotree"] = "full"
     if all_tactics:
         request["allTactics"] = True  # the goals before each tactic, for the goal view
-    reply = process.request(request, timeout)
-    if syntax is not None and "env" in reply:
-        refusal = syntax_refusal(reply.get("infotree"), syntax)
-        if refusal is not None:
-            # Code ran that the gate should have refused: this process is not trusted again.
-            process.kill(refusal)
-            line = split.body_offset + 1
-            return CheckResult(
-                valid=False,
-                diagnostics=[Diagnostic(line, 0, None, None, "error", refusal)],
-            )
+    try:
+        reply = process.request(request, timeout)
+    except ReplCrashed as exc:
+        if all_tactics:
+            raise _AllTacticsCrashed(str(exc)) from exc
+        raise
     if "env" not in reply:
         # The REPL refused the request itself ("Unknown environment.", "Lean error: ...").
-        return CheckResult(
-            valid=False,
-            diagnostics=header_diags,
-            error=f"the REPL refused the check: {reply.get('message', reply)}",
+        return (
+            CheckResult(
+                valid=False,
+                diagnostics=header_diags,
+                error=f"the REPL refused the check: {reply.get('message', reply)}",
+            ),
+            None,
         )
+    env = int(reply["env"])
     diagnostics = header_diags + [
         _diagnostic(m, split.body_offset) for m in reply.get("messages", [])
     ]
@@ -803,18 +930,18 @@ def _check_in(
     if undetermined is not None:
         # Fail closed: without every declaration's name, its axioms cannot be read.
         result.error = f"could not tell which declarations the file makes: {undetermined}"
-        return result
+        return result, env
     if has_error or not names:
         # Nothing to print axioms of (only `example`s): the verdict rests on errors/sorry.
         result.valid = not has_error and not has_sorry
         result.axioms = None if has_error else []
-        return result
+        return result, env
     remaining = max(1.0, deadline - time.monotonic())
-    axioms, problem = _axioms_of(process, names, int(reply["env"]), remaining)
+    axioms, problem = _axioms_of(process, names, env, remaining)
     result.axioms = axioms
     if problem is not None:
         result.error = problem
-        return result
+        return result, env
     bad = disallowed_axioms(axioms or [])
     if bad:
         result.diagnostics.append(
@@ -829,7 +956,7 @@ def _check_in(
             )
         )
     result.valid = not has_sorry and not bad
-    return result
+    return result, env
 
 
 def _axioms_of(
@@ -952,15 +1079,13 @@ def _compose(statement: str, proof: str, header: str) -> _Posed:
     first_proof_line = offset + len(statement.split("\n")) + 1
     return _Posed(
         split=split,
-        proof_body_line=first_proof_line - split.body_offset,
         names=[replace(names[-1], line=names[-1].line + statement_body_line - 1)],
         renames=renames,
         indented_from_line=indented_from,
         sorry_body=sorry_body,
         block="(\n" + proof + "\n  )",
         first_proof_line=first_proof_line,
-        text=text,
-        reference=proof_document(statement, "  sorry", header),
+        reference_body=split_header(proof_document(statement + " sorry", "", header)).body,
     )
 
 
@@ -1002,12 +1127,26 @@ def _map_back(result: CheckResult, posed: _Posed) -> CheckResult:
 
 
 def header_modules(header: str) -> list[str]:
-    """The modules `import` lines name, in order (what the verifier must find imported)."""
+    """The modules `import` lines name, in order."""
     modules: list[str] = []
-    for line in header.split("\n"):
-        words = line.split("--")[0].split()
+    try:
+        lines = blank_comments_and_strings(header).split("\n")
+    except LexError:
+        lines = header.split("\n")
+    for line in lines:
+        words = line.split()
         if words[:1] == ["import"]:
             modules.extend(words[1:])
+    return modules
+
+
+def verifier_imports(header: str) -> list[str]:
+    """What the kernel verifier imports for `header`: Init (every file without `prelude`
+    imports it, and the verifier refuses to start without it), then the header's modules."""
+    modules = ["Init"]
+    for module in header_modules(header):
+        if module not in modules:
+            modules.append(module)
     return modules
 
 
@@ -1071,13 +1210,18 @@ def get_checker() -> LeanChecker:
     """
     with _shared.lock:
         if _shared.checker is None:
-            _shared.checker = LeanChecker(
-                timeout_s=_env_number("LEANCOACH_LEAN_TIMEOUT_S", 60.0),
-                memory_mb=int(_env_number("LEANCOACH_LEAN_MEMORY_MB", 8192)),
-                max_processes=int(_env_number("LEANCOACH_LEAN_PROCESSES", 2)),
-                max_uses=int(_env_number("LEANCOACH_LEAN_MAX_USES", 100)),
-            )
+            _shared.checker = checker_from_environment()
         return _shared.checker
+
+
+def checker_from_environment() -> LeanChecker:
+    """A checker sized as the app's (get_checker), for the self-test and benchmarks."""
+    return LeanChecker(
+        timeout_s=_env_number("LEANCOACH_LEAN_TIMEOUT_S", 60.0),
+        memory_mb=int(_env_number("LEANCOACH_LEAN_MEMORY_MB", LeanConfig.memory_mb or 0)) or None,
+        max_processes=int(_env_number("LEANCOACH_LEAN_PROCESSES", 2)),
+        max_uses=int(_env_number("LEANCOACH_LEAN_MAX_USES", 100)),
+    )
 
 
 def reset_checker() -> None:

@@ -6,8 +6,11 @@ The installer writes a manifest, `<lean home>/repl.json`:
      "cwd": "<project the REPL runs in>", "library_src": "<Mathlib or Lean core sources>",
      "sandbox_paths": ["<folders the sandbox must show read-only>"],
      "toolchain": "leanprover/lean4:v4.32.0", "mathlib": false,
-     "compile_command": [".../lake", "env", "lean"],
-     "verifier_command": [".../lake", "env", ".../leancoach-verify"]}
+     "verifier_command": [".../leancoach-verify"],
+     "verifier_env": {"LEAN_PATH": "<the project's>", "LEAN_SYSROOT": "<the toolchain>"}}
+
+"verifier_command" is missing when the kernel verifier did not build ("verifier_error" says
+why): the REPL still works, and no check can say "proved" (tutor/lean/kernel_check.py).
 
 <lean home> is $LEANCOACH_LEAN_HOME, else $XDG_DATA_HOME/leancoach/lean, else
 ~/.local/share/leancoach/lean. Nothing here starts a Lean process.

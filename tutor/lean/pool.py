@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
-from tutor.lean.repl import ReplError, ReplProcess
+from tutor.lean.repl import ReplCrashed, ReplError, ReplProcess
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +163,17 @@ class ReplPool:
         self.stats.spawned += 1
         try:
             reply = process.request({"cmd": header}, self.limits.header_timeout_s)
+        except ReplCrashed as exc:
+            process.kill("header failed")
+            self._forget_slot()
+            if "out of memory" in str(exc):
+                # Not the user's fault and not transient: the limits are too small for
+                # what this header maps (an `import Mathlib` needs well over 8 GB).
+                raise HeaderFailed(
+                    f"Lean ran out of memory importing the header {header!r} ({exc}); raise "
+                    'the memory limit (LEANCOACH_LEAN_MEMORY_MB, docs/LEAN.md "Sizing")'
+                ) from exc
+            raise
         except BaseException:
             process.kill("header failed")
             self._forget_slot()

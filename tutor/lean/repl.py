@@ -26,8 +26,11 @@ import contextlib
 import json
 import os
 import queue
+import secrets
 import selectors
+import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -59,6 +62,11 @@ class ReplCrashed(ReplError):
 
 class ReplProtocolError(ReplError):
     """The REPL wrote something other than one fresh, well-formed reply per request."""
+
+
+class PickleFailed(Exception):
+    """The REPL answered a `pickleTo` request without writing a readable pickle. The
+    process itself is fine; the check that needed the pickle cannot be confirmed."""
 
 
 def encode_request(payload: Mapping[str, Any]) -> bytes:
@@ -190,6 +198,10 @@ class SpawnSpec:
     seccomp_program: bytes | None = None  # bwrap's --seccomp filter; argv[0] must be bwrap
     max_reply_bytes: int = MAX_REPLY_BYTES  # a longer reply kills the process
     max_stderr_bytes: int = MAX_STDERR_BYTES  # more stderr than this kills the process
+    # The process's own writable folder (bound into its sandbox) for `pickleTo`; removed
+    # with the process. None: this process cannot pickle.
+    exchange_dir: str | None = None
+    max_pickle_bytes: int = 256 * 1024 * 1024  # RLIMIT_FSIZE caps the write at the same size
 
 
 class _Spawner:
@@ -314,6 +326,24 @@ class ReplProcess:
         except ReplError as exc:
             self.kill(str(exc))
             raise
+
+    def pickle(self, env: int, timeout_s: float) -> bytes:
+        """The constants environment `env` added to its imports, pickled by the REPL itself
+        (`{"pickleTo": PATH, "env": env}`, leanprover-community/repl REPL/Main.lean
+        `pickleCommandSnapshot`): one small write, no second elaboration. The bytes come
+        from a process that ran the submission; only the kernel verifier's export step,
+        in its own sandbox, reads them (tutor/lean/kernel_check.py)."""
+        if self.spec.exchange_dir is None:
+            raise PickleFailed("this REPL process has no folder to write a pickle into")
+        path = os.path.join(self.spec.exchange_dir, f"env-{secrets.token_hex(8)}.olean")
+        reply = self.request({"pickleTo": path, "env": env}, timeout_s)
+        try:
+            if "env" not in reply:
+                raise PickleFailed(str(reply.get("message", reply)))
+            return _read_regular_file(path, self.spec.max_pickle_bytes)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
     def sync(self, timeout_s: float) -> None:
         """A barrier: an empty command whose reply must be the next fresh environment.
@@ -452,7 +482,9 @@ class ReplProcess:
         return process_tree(self.pid)
 
     def rss_mb(self) -> float | None:
-        """Resident memory of the whole process tree, from /proc; None if unknown.
+        """Private resident memory (RssAnon) of the whole process tree, from /proc; None if
+        unknown. The mapped .olean files of an `import Mathlib` are shared, clean pages: they
+        count in VmRSS (several GB) but not here, and they are not what grows per check.
 
         The tree matters: under bubblewrap or `lake env` the REPL is a grandchild.
         """
@@ -472,6 +504,8 @@ class ReplProcess:
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
+        if self.spec.exchange_dir is not None:
+            shutil.rmtree(self.spec.exchange_dir, ignore_errors=True)
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             with contextlib.suppress(OSError):
                 if stream is not None:
@@ -505,11 +539,39 @@ def process_tree(root: int) -> list[int]:
 
 
 def _rss_kb(pid: int) -> int | None:
+    """RssAnon (Linux >= 4.5), else VmRSS."""
+    found: dict[str, int] = {}
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
+                key = line.split(":", 1)[0]
+                if key in ("RssAnon", "VmRSS"):
+                    found[key] = int(line.split()[1])
+    except (OSError, ValueError, IndexError):
         return None
-    return None
+    return found.get("RssAnon", found.get("VmRSS"))
+
+
+def _read_regular_file(path: str, cap: int) -> bytes:
+    """A file's bytes, refusing a symlink or anything but a regular file, and anything
+    larger than `cap` (the process that wrote it is not trusted)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise PickleFailed(f"no pickle was written ({exc.strerror})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PickleFailed("the pickle is not a regular file")
+        if info.st_size > cap:
+            raise PickleFailed(f"the pickle is larger than {cap} bytes")
+        chunks = []
+        total = 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > cap:
+                raise PickleFailed(f"the pickle is larger than {cap} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

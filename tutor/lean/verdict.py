@@ -361,12 +361,104 @@ class Rejection:
 
 def proof_rejections(proof: str) -> list[Rejection]:
     """Why a user's tactic block is not allowed (empty list: it may go to Lean)."""
-    return _rejections(proof, _why_rejected_in_proof, refuse_quotations=True)
+    found = _rejections(proof, _why_rejected_in_proof, refuse_quotations=True)
+    return found + _attribute_rejections(proof)
 
 
 def file_rejections(code: str) -> list[Rejection]:
     """Why a whole file may not be elaborated (it would run code); empty: it may."""
-    return _rejections(code, _why_rejected_in_file, refuse_quotations=False)
+    found = _rejections(code, _why_rejected_in_file, refuse_quotations=False)
+    return found + _attribute_rejections(code)
+
+
+# Attributes a checked text may use: they tag declarations for Lean's own fixed automation.
+# Any other attribute can attach code that Lean then runs while it elaborates the rest of
+# the file, e.g. `syntax "x" : command` plus `@[command_elab x] def f : CommandElab := ...`
+# (likewise `tactic`, `term_elab`, `macro`, `delab`, `app_unexpander`, `init`, `export`,
+# and Mathlib's `norm_num` / `positivity` extensions and `aesop ... tactic` rules).
+_ALLOWED_ATTRIBUTES = frozenset(
+    {
+        "simp",
+        "reducible",
+        "irreducible",
+        "semireducible",
+        "instance",
+        "inline",
+        "noinline",
+        "specialize",
+        "ext",
+        "refl",
+        "symm",
+        "trans",
+        "congr",
+        "elab_as_elim",
+        "induction_eliminator",
+        "cases_eliminator",
+        "match_pattern",
+        "nolint",
+        "deprecated",
+        "pp_nodot",
+        "norm_cast",
+        "push_cast",
+        "simps",
+        "to_additive",
+        "coe",
+        "gcongr",
+        "mono",
+        "fun_prop",
+        "grind",
+        "class",
+    }
+)
+_ATTRIBUTE_LIST = re.compile(r"@\[|(?<![\w.'])attribute\s*\[")
+_ATTRIBUTE_SCOPES = frozenset({"local", "scoped"})
+
+
+def _attribute_rejections(text: str) -> list[Rejection]:
+    """Every attribute in `@[...]` and `attribute [...]` must be one of _ALLOWED_ATTRIBUTES."""
+    try:
+        blanked = blank_comments_and_strings(text)
+    except LexError:
+        return []  # _rejections already refused the text
+    found: list[Rejection] = []
+    for match in _ATTRIBUTE_LIST.finditer(blanked):
+        start = match.end()  # just past the `[`
+        depth, i, entry_start = 0, start, start
+        entries: list[tuple[int, str]] = []
+        while i < len(blanked):
+            char = blanked[i]
+            if char in "[(⟨{":
+                depth += 1
+            elif char in "])⟩}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif char == "," and depth == 0:
+                entries.append((entry_start, blanked[entry_start:i]))
+                entry_start = i + 1
+            i += 1
+        entries.append((entry_start, blanked[entry_start:i]))
+        for offset, entry in entries:
+            words = entry.split()
+            while words and words[0] in _ATTRIBUTE_SCOPES:
+                words = words[1:]
+            name = words[0].lstrip("-") if words else ""
+            if not name or name in _ALLOWED_ATTRIBUTES:
+                continue
+            at = offset + entry.index(name)
+            line = blanked.count("\n", 0, at) + 1
+            column = at - (blanked.rfind("\n", 0, at) + 1)
+            found.append(
+                Rejection(
+                    line,
+                    column,
+                    column + len(name),
+                    f"the attribute `{name}` is not allowed here: attributes other than "
+                    "Lean's own automation tags can attach code that runs while the file "
+                    "is checked",
+                )
+            )
+    return found
 
 
 def _rejections(
@@ -442,60 +534,6 @@ def _why_rejected_in_file(word: str, rest_of_line: str) -> str | None:
     return None
 
 
-# -- refusals from Lean's parsed syntax ------------------------------------------------
-
-# Syntax kinds (last component) of tactics, terms and commands that run code. Lean names
-# them in the REPL's infotree (`stx.kind`); run_tac is `Lean.Parser.Tactic.runTac`,
-# by_elab `Lean.Parser.Term.byElab` (Mathlib's older `Mathlib.RunCmd.byElab`).
-CODE_RUNNING_KINDS = frozenset(
-    {"runTac", "byElab", "evalTerm", "eval", "evalBang", "runCmd", "runElab", "runMeta"}
-)
-_DECLARATION_KIND = "Lean.Parser.Command.declaration"
-_EOI_KIND = "Lean.Parser.Command.eoi"
-
-
-def syntax_refusal(infotree: object, proof_line: int | None = None) -> str | None:
-    """Why an elaborated check_proof body is refused from its parsed syntax, or None.
-
-    The body is the course's lines, then the posed declaration holding the proof (from
-    body line proof_line on): the last command Lean parsed must be a declaration, none may
-    start inside the proof (a proof that became more commands shows as more roots), and
-    no node anywhere may be of a code-running kind."""
-    if not isinstance(infotree, list):
-        return "Lean returned no syntax tree to confirm the proof's structure"
-    commands = [root for root in infotree if _stx_kind(root) != _EOI_KIND]
-    kinds = [_stx_kind(root) for root in commands]
-    escaped = proof_line is not None and any(_start_line(r) >= proof_line for r in commands)
-    if not kinds or kinds[-1] != _DECLARATION_KIND or escaped:
-        return f"the proof did not stay inside the posed theorem (Lean parsed: {kinds})"
-    pending = list(infotree)
-    while pending:
-        node = pending.pop()
-        if not isinstance(node, dict):
-            continue
-        kind = _stx_kind(node)
-        if kind and kind.rsplit(".", 1)[-1] in CODE_RUNNING_KINDS:
-            return f"the proof uses `{kind}`, which runs code, and is not accepted"
-        children = node.get("children")
-        if isinstance(children, list):
-            pending.extend(children)
-    return None
-
-
-def _start_line(node: object) -> int:
-    try:
-        return int(node["node"]["stx"]["range"]["start"]["line"])  # type: ignore[index]
-    except (KeyError, TypeError, ValueError):
-        return 0
-
-
-def _stx_kind(node: object) -> str | None:
-    if not isinstance(node, dict) or not isinstance(node.get("node"), dict):
-        return None
-    stx = node["node"].get("stx")
-    return stx.get("kind") if isinstance(stx, dict) else None
-
-
 # -- which declarations a file makes ---------------------------------------------------
 
 _DECL_KINDS = frozenset({"theorem", "lemma", "def", "abbrev", "instance", "opaque", "example"})
@@ -504,7 +542,6 @@ _UNQUERYABLE = frozenset(
     {"structure", "class", "inductive", "coinductive", "mutual", "axiom", "axioms"}
 )
 _MODIFIERS = frozenset({"noncomputable", "protected", "partial", "nonrec", "unsafe", "private"})
-_NAME = re.compile(r"[^\s:({\[⦃@]+")
 
 
 class UnknownDeclarations(ValueError):
@@ -513,11 +550,18 @@ class UnknownDeclarations(ValueError):
 
 @dataclass(frozen=True)
 class Declared:
-    name: str  # full name, namespaces applied (no `_root_.`)
+    name: str  # full name as Lean source text, namespaces applied (no `_root_.`)
     private: bool
     kind: str
     line: int  # 1-based
     column: int  # of the kind keyword
+    components: tuple[str, ...] = ()  # the name's parts, «» removed, universes dropped
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The name as Lean's `Name` components (what the kernel verifier is given: a
+        dotted string would break `«a.b»` and `foo.{u}`)."""
+        return self.components or tuple(self.name.split("."))
 
     @property
     def query(self) -> str:
@@ -526,36 +570,93 @@ class Declared:
         return self.name if self.private else f"_root_.{self.name}"
 
 
+_PLAIN_COMPONENT = re.compile(r"[^\W\d][\w'!?\u2080-\u209c]*")
+
+
+def render_name(components: tuple[str, ...]) -> str:
+    """Components as Lean source text: «» around any part that is not a plain identifier."""
+    return ".".join(c if _PLAIN_COMPONENT.fullmatch(c) else f"«{c}»" for c in components)
+
+
+def read_name(line: str, column: int) -> tuple[tuple[str, ...], int] | None:
+    """The identifier starting at `column` of a source line: (components, end column).
+
+    Follows Lean's identifier syntax as far as names in declarations need it: parts joined
+    by `.`, each plain (`foo'`, `h₁`) or quoted (`«my thm»`); `.{u, v}` (explicit
+    universes) ends the name. None when no identifier starts there."""
+    parts: list[str] = []
+    i = column
+    while True:
+        if i < len(line) and line[i] == "«":
+            end = line.find("»", i + 1)
+            if end < 0:
+                return None
+            parts.append(line[i + 1 : end])
+            i = end + 1
+        else:
+            j = i
+            while j < len(line) and _is_ident_char(line[j]) and line[j] != ".":
+                j += 1
+            if j == i or line[i].isdigit():
+                return None
+            parts.append(line[i:j])
+            i = j
+        if i + 1 < len(line) and line[i] == "." and line[i + 1] != "{":
+            i += 1
+            continue
+        return tuple(parts), i
+
+
 def declarations(code: str) -> list[Declared]:
     """Every `theorem/lemma/def/abbrev/instance NAME/opaque` the file declares, found
     token by token (attributes with nested brackets, several declarations on one line,
-    namespaces opened and closed anywhere). Raises UnknownDeclarations when a declaration
-    that could carry a proof has no name we can read (an anonymous instance, a structure
-    or inductive with proofs in it, an `example` left unnamed)."""
+    namespaces opened and closed anywhere; names read from the source, so `«my thm»` and
+    `foo.{u}` come out whole). Raises UnknownDeclarations when a declaration that could
+    carry a proof has no name we can read (an anonymous instance, a structure or inductive
+    with proofs in it, an `example` left unnamed)."""
     blanked = _strip_attributes(blank_comments_and_strings(code))
+    source = code.split("\n")
     tokens = [
         (m.group(0), line_no, m.start(), m.end(), line)
         for line_no, line in enumerate(blanked.split("\n"), start=1)
         for m in re.finditer(r"\S+", line)
     ]
+
+    def name_after(index: int, same_line: bool = False) -> tuple[tuple[str, ...] | None, int]:
+        """The name in the token after `index` and the index of the first token past it
+        (`same_line`: only a name on the keyword's own line counts, as after `end`)."""
+        if index + 1 >= len(tokens) or (same_line and tokens[index + 1][1] != tokens[index][1]):
+            return None, index + 1
+        _, line_no, column, _, _ = tokens[index + 1]
+        read = read_name(source[line_no - 1], column)
+        if read is None:
+            return None, index + 2
+        parts, end = read
+        after = index + 1
+        while after < len(tokens) and tokens[after][1] == line_no and tokens[after][2] < end:
+            after += 1
+        return parts, after
+
     found: list[Declared] = []
-    scopes: list[tuple[str, str]] = []
+    scopes: list[tuple[str, tuple[str, ...]]] = []
     index = 0
     while index < len(tokens):
         word, line_no, column, _end, _line = tokens[index]
-        following = tokens[index + 1][0] if index + 1 < len(tokens) else ""
-        if word == "namespace" and following:
-            scopes.append(("namespace", following))
-            index += 2
+        if word == "namespace":
+            parts, after = name_after(index)
+            if parts:
+                scopes.append(("namespace", parts))
+            index = after
             continue
-        if word == "section":
-            name = following if following and _NAME.fullmatch(following) else ""
-            scopes.append(("section", "" if following in _DECL_KINDS else name))
-            index += 1
-            continue
-        if word == "end":
-            _close_scope(scopes, following if following and _NAME.fullmatch(following) else "")
-            index += 1
+        if word in ("section", "end"):
+            parts, after = name_after(index, same_line=True)
+            if parts is not None and parts[0] in _DECL_KINDS | _UNQUERYABLE | _MODIFIERS:
+                parts, after = None, index + 1  # `section` then a declaration: anonymous
+            if word == "section":
+                scopes.append(("section", parts or ()))
+            else:
+                _close_scope(scopes, parts or ())
+            index = after if parts is not None else index + 1
             continue
         if word in _UNQUERYABLE:
             if word in ("axiom", "axioms"):
@@ -569,18 +670,18 @@ def declarations(code: str) -> list[Declared]:
             if word == "example":
                 raise UnknownDeclarations(f"an unnamed `example` remains on line {line_no}")
             private = _is_private(tokens, index)
-            name_match = _NAME.match(following)
-            if word == "instance" and (not name_match or following.startswith(("(", "["))):
+            following = tokens[index + 1][0] if index + 1 < len(tokens) else ""
+            parts, after = name_after(index)
+            if word == "instance" and (parts is None or following.startswith(("(", "["))):
                 raise UnknownDeclarations(
                     f"the instance on line {line_no} has no name, so its axioms cannot be "
                     "printed; name it (`instance myName : ...`)"
                 )
-            if not name_match or name_match.group(0) in _DECL_KINDS:
+            if parts is None or parts[0] in _DECL_KINDS:
                 raise UnknownDeclarations(f"cannot read the name declared on line {line_no}")
-            found.append(
-                Declared(_full_name(scopes, name_match.group(0)), private, word, line_no, column)
-            )
-            index += 2
+            full = _full_name(scopes, parts)
+            found.append(Declared(render_name(full), private, word, line_no, column, full))
+            index = after
             continue
         index += 1
     return found
@@ -622,16 +723,16 @@ def declared_names(code: str) -> list[str]:
     return [d.name for d in declarations(code)]
 
 
-def _close_scope(scopes: list[tuple[str, str]], name: str) -> None:
+def _close_scope(scopes: list[tuple[str, tuple[str, ...]]], name: tuple[str, ...]) -> None:
     # `end A.B` closes `namespace A.B`; `end` closes an anonymous section.
     while scopes:
-        kind, scope_name = scopes.pop()
+        _kind, scope_name = scopes.pop()
         if scope_name == name or not name:
             return
 
 
-def _full_name(scopes: list[tuple[str, str]], name: str) -> str:
-    if name.startswith("_root_."):
-        return name[len("_root_.") :]
-    prefix = [scope_name for kind, scope_name in scopes if kind == "namespace"]
-    return ".".join([*prefix, name])
+def _full_name(scopes: list[tuple[str, tuple[str, ...]]], name: tuple[str, ...]) -> tuple[str, ...]:
+    if name[0] == "_root_":
+        return name[1:]
+    prefix = [part for kind, scope_name in scopes if kind == "namespace" for part in scope_name]
+    return (*prefix, *name)

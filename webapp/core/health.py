@@ -81,6 +81,18 @@ def check_lean() -> Component:
     )
 
 
+def check_lean_selftest() -> Component:
+    """The last Lean self-test (`make lean` ends with it, `make lean-check` reruns it)."""
+    from tutor.lean.selftest import last_result
+
+    last = last_result()
+    if last is None:
+        return Component(False, "the Lean self-test has not run here (`make lean-check`)")
+    return Component(
+        bool(last.get("ok")), f"{last.get('summary')} at {last.get('ran_at')}", data=last
+    )
+
+
 @cache
 def _gpu_probe() -> tuple[bool, str]:
     # torch is imported only here, once: the web process has no other use for it.
@@ -143,6 +155,7 @@ CHECKS = {
     "redis": check_redis,
     "workers": check_workers,
     "lean": check_lean,
+    "lean_selftest": check_lean_selftest,
     "gpu": check_gpu,
     "serving_model": check_serving_model,
 }

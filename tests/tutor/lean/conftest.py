@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.tutor.lean.real_lean import REAL_REPL
-from tutor.lean import LeanChecker
+from tests.tutor.lean.real_lean import REAL_REPL, real_verify_config
+from tutor.lean import LeanChecker, LeanConfig
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fakes" / "fake_repl.py"
 FAKE_COMMAND = [sys.executable, str(FAKE_REPL)]
@@ -45,15 +45,17 @@ def make_checker() -> Iterator[Callable[..., LeanChecker]]:
     def build(**overrides: Any) -> LeanChecker:
         options: dict[str, Any] = {
             "timeout_s": 5.0,
-            "memory_mb": 512,
+            # The product's default: the double enforces what `import Mathlib` needs under it
+            # (tests/fakes/lean_rules.py); a test of the memory cap passes its own.
+            "memory_mb": LeanConfig().memory_mb,
             "max_processes": 2,
             "acquire_timeout_s": 5.0,
             "header_timeout_s": 10.0,
             "sandbox": False,
         }
-        # The double reads its switches (wording, tactic table, ...) from FAKE_REPL_*
+        # The doubles read their switches (wording, tactic table, memory, ...) from FAKE_*
         # variables; the checker passes the REPL only what it is given explicitly.
-        fake_env = {k: v for k, v in os.environ.items() if k.startswith("FAKE_REPL_")}
+        fake_env = {k: v for k, v in os.environ.items() if k.startswith("FAKE_")}
         options["extra_env"] = fake_env
         options.update(overrides)
         checker = LeanChecker(list(FAKE_COMMAND), **options)
@@ -92,6 +94,7 @@ def real_checker() -> Iterator[LeanChecker]:
         sandbox_paths=REAL_REPL.sandbox_paths,
         timeout_s=120,
         max_processes=1,
+        verify=real_verify_config(),
     )
     yield checker
     checker.close()

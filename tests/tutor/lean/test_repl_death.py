@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 import pytest
 
+from tutor.lean import LeanChecker
 from tutor.lean.repl import ReplCrashed, ReplProcess, SpawnSpec
 
 # Reads one request, closes stdout, and only then says why on stderr: the order that
@@ -66,3 +68,17 @@ os._exit(4)
         assert time.monotonic() - started < 3.0
     finally:
         process.kill()
+
+
+def test_a_crash_while_collecting_all_tactics_falls_back_to_a_check_without(
+    make_checker: Callable[..., LeanChecker],
+) -> None:
+    # leanprover-community/repl#42: `allTactics` can crash the REPL on Mathlib. The verdict
+    # must not become "could not check" for it: the check runs again without the goal view.
+    checker = make_checker()
+    result = checker.check_proof(
+        "theorem t (n : Nat) : n + 0 = n := by", "  simp\n  -- fake: crash-with-all-tactics"
+    )
+    assert result.valid and not result.could_not_check, result
+    assert result.tactics == []
+    assert checker.pool.stats.spawned == 2  # the crashed process was replaced

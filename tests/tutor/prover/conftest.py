@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.fixtures import tiny_model_dir  # noqa: F401  (re-exported fixture)
-from tutor.lean import LeanChecker
+from tutor.lean import LeanChecker, LeanConfig
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fakes" / "fake_repl.py"
 
@@ -45,7 +45,9 @@ def make_checker(tmp_path: Path) -> Iterator[Callable[..., LeanChecker]]:
             command = ["env", f"FAKE_REPL_TACTICS={table}", *command]
         options: dict[str, Any] = {
             "timeout_s": 5.0,
-            "memory_mb": 1024,
+            # The product's default: the REPL double, like Lean, cannot import Mathlib under
+            # less (tests/fakes/lean_rules.py).
+            "memory_mb": LeanConfig().memory_mb,
             "max_processes": 2,
             "acquire_timeout_s": 5.0,
             "header_timeout_s": 10.0,
