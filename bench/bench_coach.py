@@ -53,7 +53,7 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tutor.coach import CoachUnavailable, make_coach  # noqa: E402
+from tutor.coach.compiler import CompilerCoach  # noqa: E402
 from tutor.lean.types import Diagnostic, DiagnosticKind  # noqa: E402
 
 try:  # the Lean engineer's classifier, when present
@@ -281,11 +282,21 @@ class AdviceRow:
     fallbacks: int = 0
 
 
+def coach_for(entry: dict[str, Any], coach: Any = None) -> Any:
+    """The compiler coach as the web app builds it for this case's course: told whether the
+    exercise has Mathlib (its header, here the case's `library`); other coaches unchanged."""
+    if coach is None:
+        coach = make_coach("compiler")
+    if not isinstance(coach, CompilerCoach) or entry.get("library") not in ("core", "mathlib"):
+        return coach
+    return CompilerCoach(replace(coach.config, mathlib=entry["library"] == "mathlib"))
+
+
 def run_advice(coach: Any, entries: list[dict[str, Any]]) -> dict[str, AdviceRow]:
     rows: dict[str, AdviceRow] = {}
     for entry in entries:
         diagnostics = [to_diagnostic(m) for m in entry["messages"]]
-        feedback = coach.advise(entry["problem"], entry["attempt"], diagnostics)
+        feedback = coach_for(entry, coach).advise(entry["problem"], entry["attempt"], diagnostics)
         texts = [s.text for s in feedback.suggestions]
         for part in (entry["split"], "all"):
             row = rows.setdefault(part, AdviceRow())
@@ -415,7 +426,9 @@ def measure_locked(path: Path) -> LockedReport:
     for entry in cases:
         try:
             diagnostics = [to_diagnostic(m) for m in entry["messages"]]
-            feedback = compiler.advise(entry["problem"], entry["attempt"], diagnostics)
+            feedback = coach_for(entry, compiler).advise(
+                entry["problem"], entry["attempt"], diagnostics
+            )
             base = baseline.advise(entry["problem"], entry["attempt"], diagnostics)
         except Exception:  # noqa: BLE001 - counted; its text could name the case
             report.failed += 1

@@ -36,6 +36,11 @@ ROUND = 1
 # written after that work and before the coach was run on it; its misses were read in turn.
 # Round 5 (20 cases) was written after the last rule changes, before the coach was run on it.
 WHOLLY_HELD_OUT = frozenset({3, 4, 5})
+# Round 6 is wholly tuning: written from the failure kinds issue 30 lists (confident wrong fixes,
+# generic advice where a teacher is specific), core Lean and Mathlib, to write rules against.
+# The held-out measure for that work is the locked split (coach_locked.jsonl), which is written
+# by people who never read the rules and is never looked at while changing them.
+WHOLLY_TUNING = frozenset({6})
 
 
 # The examples quoted in issue 15 were known (and their advice asked for) before the split, so
@@ -61,6 +66,12 @@ def split_of(case_id: str) -> str:
     return "heldout" if hashlib.sha256(case_id.encode()).digest()[0] % 3 == 0 else "tuning"
 
 
+def _split_for(cid: str) -> str:
+    if ROUND in WHOLLY_TUNING:
+        return "tuning"
+    return "heldout" if ROUND in WHOLLY_HELD_OUT else split_of(cid)
+
+
 def case(
     cid: str,
     topic: str,
@@ -73,6 +84,7 @@ def case(
     wording: str = "corpus",
     explain: list[str] | None = None,
     severity: str = "error",
+    library: str = "core",
 ) -> None:
     """messages: (line, token Lean points at, text); token "by" spans the whole proof."""
     attempt = statement + "\n" + body
@@ -99,7 +111,7 @@ def case(
         {
             "id": cid,
             "topic": topic,
-            "library": "core",
+            "library": library,
             "problem": statement,
             "attempt": attempt,
             "messages": rendered,
@@ -108,7 +120,7 @@ def case(
             "wrong": wrong or [],
             "explain": explain or [],
             "wording": wording,
-            "split": "heldout" if ROUND in WHOLLY_HELD_OUT else split_of(cid),
+            "split": _split_for(cid),
             "round": ROUND,
         }
     )
@@ -2816,6 +2828,507 @@ case(
     2,
     ["hqr (hpq hp)"],
     ["intro"],
+)
+
+
+
+# ------------------------------------------------------------------ round 6 (all tuning)
+# Issue 30's failure kinds, in the wording Lean 4.2x-4.3x prints (backticked names, "Tactic `x`
+# failed: ..."), core Lean and Mathlib. Tuning cases: the rules are written against them.
+ROUND = 6
+
+
+def apply_unify(fn: str, conclusion: str, goal: str, context: str) -> str:
+    return (
+        f"Tactic `apply` failed: could not unify the conclusion of `{fn}`\n  {conclusion}\n"
+        f"with the goal\n  {goal}\n\n{context}\n⊢ {goal}"
+    )
+
+
+def decide_false(prop: str) -> str:
+    return f"Tactic `decide` proved that the proposition\n  {prop}\nis false"
+
+
+INTRO_NONE = (
+    "Tactic `introN` failed: There are no additional binders or `let` bindings in the goal "
+    "to introduce"
+)
+CLOSERS = ["`decide`", "`rfl`", "`omega`", "`norm_num`", "`simp`", "`linarith`", "`trivial`"]
+
+# -- a wrong witness: the goal left is false, so no tactic closes it
+case(
+    "s6-exists-wrong-witness-unsolved",
+    "quantifiers",
+    "theorem s1 : ∃ n : Nat, n + 3 = 10 := by",
+    "  exists 6",
+    [(1, "by", unsolved("⊢ 6 + 3 = 10"))],
+    2,
+    ["exists 7", "⟨7,"],
+    CLOSERS,
+)
+case(
+    "s6-refine-wrong-witness-decide",
+    "quantifiers",
+    "theorem s2 : ∃ n : Nat, 2 * n = 12 := by",
+    "  refine ⟨5, ?_⟩\n  decide",
+    [(3, "decide", decide_false("2 * 5 = 12"))],
+    2,
+    ["⟨6, ?_⟩", "⟨6,", "exists 6"],
+    ["`rfl`", "`omega`", "`simp`"],
+)
+case(
+    "s6-use-wrong-witness-real",
+    "quantifiers",
+    "theorem s3 : ∃ x : ℝ, 3 * x = 12 := by",
+    "  use 3\n  norm_num",
+    [(1, "by", unsolved("⊢ False"))],
+    2,
+    ["use 4"],
+    ["`linarith`", "`nlinarith`", "`ring`", "`simp`", "`positivity`"],
+    library="mathlib",
+)
+case(
+    "s6-exists-conjunction-wrong-witness",
+    "quantifiers",
+    "theorem s4 : ∃ n : Nat, n > 5 ∧ n < 7 := by",
+    "  exists 5",
+    [(1, "by", unsolved("⊢ 5 > 5 ∧ 5 < 7"))],
+    2,
+    ["exists 6", "⟨6,"],
+    CLOSERS + ["`constructor`"],
+)
+case(
+    "s6-false-statement-rfl",
+    "nat",
+    "theorem s5 : 2 + 3 = 5 ∧ 3 * 3 = 6 := by",
+    "  constructor\n  · rfl\n  · rfl",
+    [(4, "rfl", RFL_TACTIC + "⊢ 3 * 3 = 6")],
+    4,
+    ["false"],
+    ["`decide`", "`omega`", "`simp`", "`norm_num`"],
+)
+case(
+    "s6-use-wrong-witness-mathlib-nat",
+    "quantifiers",
+    "theorem s6 : ∃ n : ℕ, n * n = 36 := by",
+    "  use 7",
+    [(1, "by", unsolved("⊢ 7 * 7 = 36"))],
+    2,
+    ["use 6"],
+    CLOSERS,
+    library="mathlib",
+)
+
+# -- an unknown name that was never bound: bind it, don't swap in the closest spelling
+case(
+    "s6-induction-ih-not-named",
+    "induction",
+    "theorem s7 (n : Nat) : 0 + n = n := by",
+    "  induction n with\n  | zero => rfl\n  | succ k => rw [← Nat.add_assoc, ih]",
+    [(4, "ih", unknown("ih"))],
+    4,
+    ["succ k ih", "re:\\| succ \\w+ ih"],
+    ["`id`", "`in`"],
+)
+case(
+    "s6-obtain-underscore-then-used",
+    "logic",
+    "theorem s8 (p q : Prop) (h : p ∧ q) : q := by",
+    "  obtain ⟨hp, _⟩ := h\n  exact hq",
+    [(3, "hq", unknown("hq"))],
+    2,
+    ["⟨hp, hq⟩"],
+    ["with `hp`", "`exact hp`"],
+)
+case(
+    "s6-cases-inr-unnamed",
+    "logic",
+    "theorem s9 (p q : Prop) (h : p ∨ q) : q ∨ p := by",
+    "  cases h with\n  | inl hp => exact Or.inr hp\n  | inr => exact Or.inl hq",
+    [(4, "hq", unknown("hq"))],
+    4,
+    ["inr hq"],
+    ["with `hp`", "`exact Or.inl hp`"],
+)
+case(
+    "s6-intro-one-of-two",
+    "quantifiers",
+    "theorem s10 : ∀ x y : Nat, x + y = y + x := by",
+    "  intro x\n  exact Nat.add_comm x y",
+    [(3, "y", unknown("y"))],
+    2,
+    ["intro x y", "intro y"],
+    ["with `x`"],
+)
+case(
+    "s6-rcases-exists-unnamed-proof",
+    "quantifiers",
+    "theorem s11 (h : ∃ n : Nat, n > 3) : ∃ m : Nat, m > 2 := by",
+    "  obtain ⟨n, _⟩ := h\n  exact ⟨n, by omega⟩",
+    [
+        (
+            3,
+            "omega",
+            "omega could not prove the goal:\na possible counterexample may satisfy the "
+            "constraints\n  n ≤ 2\nwhere\n n := n",
+        )
+    ],
+    2,
+    ["⟨n, hn⟩", "re:⟨n, h\\w*⟩"],
+    ["`decide`"],
+)
+case(
+    "s6-typo-hypothesis-in-scope",
+    "nat",
+    "theorem s12 (x : Nat) (h : 2 < x) : 1 < x := by",
+    "  exact Nat.lt_trans (by decide) hx",
+    [(2, "hx", unknown("hx"))],
+    2,
+    ["`h`", "omega"],
+    ["intro hx"],
+)
+
+# -- simp named a definition where the missing piece is a hypothesis
+case(
+    "s6-simp-needs-the-hypothesis",
+    "rewriting",
+    "theorem s13 (f : Nat → Nat) (hf : ∀ x, f x = x + 1) : f 3 = 4 := by",
+    "  simp",
+    [(2, "simp", "simp made no progress")],
+    2,
+    ["simp [hf]", "rw [hf]", "hf 3"],
+    ["simp [f]", "unfold f"],
+)
+case(
+    "s6-simp-needs-the-equation",
+    "rewriting",
+    "theorem s14 (g : Nat → Nat) (h : g 1 = 4) : g 1 * 2 = 8 := by",
+    "  simp",
+    [(2, "simp", "simp made no progress")],
+    2,
+    ["simp [h]", "rw [h]", "omega"],
+    ["simp [g]", "unfold g"],
+)
+case(
+    "s6-norm-num-needs-the-equation",
+    "rewriting",
+    "theorem s15 (x : ℝ) (h : x = 2) : x ^ 2 = 4 := by",
+    "  norm_num",
+    [(1, "by", unsolved("x : ℝ\nh : x = 2\n⊢ x ^ 2 = 4"))],
+    2,
+    ["rw [h]", "subst", "norm_num [h]", "simp [h]"],
+    ["`linarith`", "field_simp"],
+    library="mathlib",
+)
+case(
+    "s6-decide-needs-the-equation",
+    "nat",
+    "theorem s16 (n : Nat) (h : n = 3) : n * n = 9 := by",
+    "  decide",
+    [
+        (
+            2,
+            "decide",
+            "Tactic `decide` failed for proposition\n  n * n = 9\nsince its `Decidable` instance\n"
+            "  instDecidableEqNat (n * n) 9\ndid not reduce to `isTrue` or `isFalse`.",
+        )
+    ],
+    2,
+    ["subst", "rw [h]", "simp [h]"],
+    ["`omega`"],
+)
+
+# -- a tactic's precondition, not syntax and not a lemma that fails to match
+case(
+    "s6-left-on-conjunction",
+    "logic",
+    "theorem s17 (p q : Prop) (hp : p) (hq : q) : p ∧ q := by",
+    "  left\n  exact hp",
+    [
+        (
+            2,
+            "left",
+            "Tactic `left` failed: left tactic works for inductive types with exactly 2 "
+            "constructors\n\np q : Prop\nhp : p\nhq : q\n⊢ p ∧ q",
+        )
+    ],
+    2,
+    ["constructor", "⟨hp, hq⟩", "And.intro"],
+    ["syntax", "lemma"],
+)
+case(
+    "s6-positivity-not-its-form",
+    "inequalities",
+    "theorem s18 (x : ℝ) (h : 2 < x) : 1 < x := by",
+    "  positivity",
+    [(2, "positivity", "not a positivity goal")],
+    2,
+    ["linarith"],
+    ["syntax"],
+    library="mathlib",
+)
+case(
+    "s6-induction-on-implication",
+    "logic",
+    "theorem s19 (p q : Prop) (h : p → q) (hp : p) : q := by",
+    "  induction h",
+    [
+        (
+            2,
+            "induction",
+            "Tactic `induction` failed: major premise type is not an inductive type\n  p → q\n\n"
+            "p q : Prop\nh : p → q\nhp : p\n⊢ q",
+        )
+    ],
+    2,
+    ["h hp", "apply h"],
+    ["alternative", "syntax"],
+)
+case(
+    "s6-positivity-strict-from-square",
+    "inequalities",
+    "theorem s20 (x : ℝ) (hx : x ≠ 0) : 0 < x ^ 2 := by",
+    "  positivity",
+    [
+        (
+            2,
+            "positivity",
+            "failed to prove strict positivity, but it would be possible to prove "
+            "nonnegativity if desired",
+        )
+    ],
+    2,
+    ["pow_pos", "sq_pos_of_ne_zero", "sq_pos_of_pos", "pow_two_pos_of_ne_zero", "sq_pos'"],
+    ["syntax", "linarith"],
+    library="mathlib",
+)
+
+# -- apply: another hypothesis's conclusion matches the goal
+case(
+    "s6-apply-wrong-hypothesis",
+    "logic",
+    "theorem s21 (p q r : Prop) (hpq : p → q) (hqr : q → r) (hp : p) : r := by",
+    "  apply hpq\n  exact hp",
+    [
+        (
+            2,
+            "hpq",
+            apply_unify("hpq", "q", "r", "p q r : Prop\nhpq : p → q\nhqr : q → r\nhp : p"),
+        )
+    ],
+    2,
+    ["apply hqr", "hqr (hpq hp)"],
+    ["rw"],
+)
+case(
+    "s6-apply-chose-the-wrong-premise",
+    "logic",
+    "theorem s22 (p q r : Prop) (h1 : p → r) (h2 : q → r) (hq : q) : r := by",
+    "  apply h1\n  exact hq",
+    [(3, "hq", mismatch("hq", "q", "p"))],
+    2,
+    ["apply h2", "h2 hq"],
+    ["`intro`"],
+)
+case(
+    "s6-apply-lemma-family-lt-le",
+    "nat",
+    "theorem s23 (a b c : Nat) (h1 : a ≤ b) (h2 : b < c) : a < c := by",
+    "  exact Nat.lt_of_lt_of_le h1 h2",
+    [
+        (
+            2,
+            "h1",
+            "Application type mismatch: The argument\n  h1\nhas type\n  a ≤ b : Prop\nbut is "
+            "expected to have type\n  a < ?m.7 : Prop\nin the application\n"
+            "  Nat.lt_of_lt_of_le h1",
+        )
+    ],
+    2,
+    ["Nat.lt_of_le_of_lt h1 h2", "omega"],
+    ["Nat.le_of_lt"],
+)
+case(
+    "s6-apply-lemma-family-real",
+    "inequalities",
+    "theorem s24 (a b c : ℝ) (h1 : a < b) (h2 : b ≤ c) : a < c := by",
+    "  exact lt_of_le_of_lt h1 h2",
+    [
+        (
+            2,
+            "h1",
+            "Application type mismatch: The argument\n  h1\nhas type\n  a < b : Prop\nbut is "
+            "expected to have type\n  a ≤ ?b : Prop\nin the application\n  lt_of_le_of_lt h1",
+        )
+    ],
+    2,
+    ["lt_of_lt_of_le h1 h2", "linarith"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-abs-lt-gives-a-conjunction",
+    "inequalities",
+    "theorem s25 (x : ℝ) (h : |x| < 1) : x < 1 := by",
+    "  exact abs_lt.mp h",
+    [(2, "abs_lt.mp h", mismatch("abs_lt.mp h", "-1 < x ∧ x < 1", "x < 1"))],
+    2,
+    ["(abs_lt.mp h).2", "(abs_lt.mp h).right"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-abs-le-not-abs-lt",
+    "inequalities",
+    "theorem s26 (x : ℝ) (h : |x| ≤ 2) : x ≤ 2 := by",
+    "  exact (abs_lt.mp h).2",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  |x| ≤ 2 : Prop\nbut is "
+            "expected to have type\n  |?a| < ?b : Prop\nin the application\n  abs_lt.mp h",
+        )
+    ],
+    2,
+    ["abs_le", "le_abs_self"],
+    ["Nat."],
+    library="mathlib",
+)
+
+# -- intro on an existential goal: give the witness
+case(
+    "s6-intro-on-exists",
+    "quantifiers",
+    "theorem s27 : ∃ n : Nat, n + n = 8 := by",
+    "  intro n",
+    [(2, "intro", INTRO_NONE)],
+    2,
+    ["exists 4", "⟨4,", "refine ⟨4"],
+    ["`intro`"],
+)
+case(
+    "s6-intro-on-exists-real",
+    "quantifiers",
+    "theorem s28 : ∃ x : ℝ, x + 1 = 3 := by",
+    "  intro x\n  linarith",
+    [(2, "intro", INTRO_NONE)],
+    2,
+    ["use 2"],
+    ["`intro`"],
+    library="mathlib",
+)
+
+# -- ≤ / < / ≠ mismatches: the lemma family one name away
+case(
+    "s6-lt-for-le-real",
+    "inequalities",
+    "theorem s29 (x y : ℝ) (h : x < y) : x ≤ y := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "x < y", "x ≤ y"))],
+    2,
+    ["le_of_lt h", "h.le", "linarith"],
+    ["Nat.le_of_lt"],
+    library="mathlib",
+)
+case(
+    "s6-lt-for-ne-real",
+    "inequalities",
+    "theorem s30 (x : ℝ) (h : 0 < x) : x ≠ 0 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "0 < x", "x ≠ 0"))],
+    2,
+    ["ne_of_gt h", "h.ne'", "positivity"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-le-of-lt-on-a-le",
+    "inequalities",
+    "theorem s31 (x y : ℝ) (h : x ≤ y) : y ≥ x := by",
+    "  exact le_of_lt h",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  x ≤ y : Prop\nbut is "
+            "expected to have type\n  ?a < ?b : Prop\nin the application\n  le_of_lt h",
+        )
+    ],
+    2,
+    ["exact h"],
+    ["lt_of_le"],
+    library="mathlib",
+)
+case(
+    "s6-le-for-lt-succ",
+    "nat",
+    "theorem s32 (a b : Nat) (h : a ≤ b) : a < b + 1 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "a ≤ b", "a < b + 1"))],
+    2,
+    ["Nat.lt_succ_of_le h", "Nat.lt_succ_iff.mpr h", "omega"],
+    ["Nat.le_of_lt"],
+)
+
+# -- products: the fact linarith lacks
+case(
+    "s6-linarith-on-a-product",
+    "inequalities",
+    "theorem s33 (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b := by",
+    "  linarith",
+    [
+        (
+            2,
+            "linarith",
+            "linarith failed to find a contradiction\ncase a\na b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b\n"
+            "a✝ : 0 > a * b\n⊢ False failed",
+        )
+    ],
+    2,
+    ["mul_nonneg ha hb", "positivity", "nlinarith"],
+    ["omega"],
+    library="mathlib",
+)
+case(
+    "s6-linarith-on-a-square",
+    "inequalities",
+    "theorem s34 (x : ℝ) : 0 ≤ x ^ 2 + 1 := by",
+    "  linarith",
+    [
+        (
+            2,
+            "linarith",
+            "linarith failed to find a contradiction\ncase a\nx : ℝ\na✝ : 0 > x ^ 2 + 1\n"
+            "⊢ False failed",
+        )
+    ],
+    2,
+    ["positivity", "sq_nonneg", "nlinarith"],
+    ["omega"],
+    library="mathlib",
+)
+
+# -- sorry: the step, not the answer
+case(
+    "s6-sorry-first-step",
+    "logic",
+    "theorem s35 (p q : Prop) (h : p ∧ q) : q ∧ p := by",
+    "  sorry",
+    [(1, "theorem", SORRY)],
+    2,
+    ["constructor", "⟨h.2, h.1⟩", "obtain"],
+    ["Don't leave"],
+)
+case(
+    "s6-rfl-needs-symm",
+    "rewriting",
+    "theorem s36 (a b : Nat) (h : a = b) : b = a := by",
+    "  rfl",
+    [(2, "rfl", RFL_TACTIC + "a b : Nat\nh : a = b\n⊢ b = a")],
+    2,
+    ["h.symm", "Eq.symm h", "omega", "rw [h]", "subst"],
+    ["`decide`"],
 )
 
 

@@ -1,20 +1,22 @@
 """What every rule shares: the context a rule reads, its answer, and the helpers several
 kinds of message use (the goal Lean printed, the statement's goal at the first step, false
-claims about ℕ numerals, impossible cases)."""
+claims about numerals and the witness that made them, impossible cases)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.context import contradiction
 from tutor.coach.goals import (
     Goal,
+    Shape,
+    split_target,
     parse_goals,
     shorten,
 )
-from tutor.coach.source import AttemptText
+from tutor.coach.source import AttemptText, proof_conclusion
 from tutor.lean.types import Diagnostic
 
 
@@ -100,3 +102,118 @@ def false_claim_advice(line: int, claim: str) -> Advice:
 
 def same_text(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
+
+
+# ---------------------------------------------------------------------- false claims
+
+_WITNESS_STEP = re.compile(
+    r"^(?:·\s*)?(?:(?P<tactic>exists|use|existsi)\s+(?P<values>[^⟨⟩]+?)"
+    r"|refine\s+⟨(?P<refined>[^⟨⟩]+?),\s*\?_\s*⟩"
+    r"|exact\s+⟨(?P<exact>[^,⟨⟩]+?),[^⟩]*⟩)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class WitnessStep:
+    """The line where the student chose the value of the statement's ∃, and what it gives."""
+
+    line: int
+    values: list[str]
+    form: str  # the step with `{}` where the values go: `exists {}`, `refine ⟨{}, ?_⟩`
+    conclusion: str  # the statement's ∃
+    domain: str
+
+
+def witness_step(ctx: Context, before: int) -> WitnessStep | None:
+    """The `exists v` / `use v` / `refine ⟨v, ?_⟩` / `exact ⟨v, ...⟩` for the statement's ∃ on
+    a line before `before` (or on it), when the statement's conclusion is an ∃."""
+    conclusion = proof_conclusion(ctx.statement) or ""
+    if not conclusion.startswith("∃"):
+        return None
+    domain = evidence.domain_of_text(ctx.statement)
+    found = evidence.existential(conclusion, domain)
+    if found is None:
+        return None
+    span = ctx.text.declaration_span(before)
+    for tactic in ctx.text.tactic_lines(span):
+        if tactic.line > before:
+            break
+        match = _WITNESS_STEP.match(tactic.text)
+        if not match:
+            continue
+        if match.group("tactic"):
+            raw, form = match.group("values"), match.group("tactic") + " {}"
+        elif match.group("refined"):
+            raw, form = match.group("refined"), "refine ⟨{}, ?_⟩"
+        else:
+            raw, form = match.group("exact"), "exact ⟨{}, ?_⟩"
+        values = [v.strip() for v in raw.split(",")]
+        if len(values) == len(found.names):
+            return WitnessStep(tactic.line, values, form, conclusion, found.domain)
+    return None
+
+
+def _with_values(form: str, values: list[str]) -> str:
+    return form.format(", ".join(values))
+
+
+def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice | None:
+    """The witness chosen before `line` makes the ∃'s property false (evaluated; `claim` is the
+    goal Lean printed, when it printed one), so no tactic can finish: name a value that makes
+    it true when a small one exists, else say to choose another."""
+    step = witness_step(ctx, line)
+    if step is None:
+        return None
+    instance = evidence.instance(step.conclusion, step.values, step.domain)
+    if instance is None:
+        return None
+    body, domain = instance
+    shown = claim if claim and evidence.is_closed(claim) else body
+    if evidence.holds(body, domain) is not False:
+        return None
+    chosen = _with_values(step.form, step.values)
+    good = evidence.witness(step.conclusion, domain)
+    prop = shorten(" ".join(shown.split()), 30)
+    if good:
+        fixed = _with_values(step.form, good)
+        return Advice(
+            step.line,
+            f"Do write `{fixed}` on line {step.line} instead of `{chosen}`: with your witness "
+            f"the property becomes `{prop}`, which is false, so no tactic can finish the "
+            "proof; this witness makes it true.",
+        )
+    return Advice(
+        step.line,
+        f"Do choose another witness than `{chosen}` on line {step.line}: with it the property "
+        f"becomes `{prop}`, which is false, so no tactic can finish the proof.",
+    )
+
+
+def refuted_claim(ctx: Context, line: int, target: str) -> list[Advice] | None:
+    """Advice for a goal that is a false claim about numerals: the wrong witness that led to
+    it, or "it is false" (naming no tactic); None unless the goal is certainly false."""
+    if target.strip() == "False":
+        found = wrong_witness(ctx, line)
+        return [found] if found else None
+    step = witness_step(ctx, line)
+    domain = step.domain if step else evidence.domain_of_text(ctx.statement + "\n" + target)
+    if not evidence.refuted(target, domain):
+        return None
+    found = wrong_witness(ctx, line, target)
+    if found:
+        return [found]
+    return [false_claim_advice(line, _false_because(target, domain))]
+
+
+_DOMAIN_NAMES = {evidence.NAT: "ℕ", evidence.INT: "ℤ", evidence.REAL: "ℝ"}
+
+
+def _false_because(target: str, domain: str) -> str:
+    """ "`2 + 2 = 5` is false (the left side is 4 on ℕ, the right 5)" for one comparison."""
+    claim = f"`{shorten(' '.join(target.split()), 30)}` is false"
+    split = split_target(target)
+    left, right = evidence.evaluate(split.left, domain), evidence.evaluate(split.right, domain)
+    if split.shape is Shape.AND or split.shape is Shape.OR or left is None or right is None:
+        return claim
+    where = _DOMAIN_NAMES[domain]
+    return f"{claim} (the left side is {evidence.show(left)} on {where}, the right {evidence.show(right)})"

@@ -11,6 +11,7 @@ from tutor.coach.rules.base import (
     Context,
     one,
     scene_at,
+    wrong_witness,
 )
 from tutor.lean.types import Diagnostic
 
@@ -20,6 +21,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     lowered = d.message.lower()
     if "proved that the proposition" in lowered:
         prop = d.message.split("\n")[1].strip() if "\n" in d.message else "the statement"
+        witness = wrong_witness(ctx, line, prop)
+        if witness:
+            return [witness]
         return one(
             line,
             f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "

@@ -10,11 +10,10 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
-    false_claim_advice,
-    false_claim_of,
     goal_here,
     impossible_case,
     one,
+    refuted_claim,
     scene_at,
 )
 from tutor.lean.types import Diagnostic
@@ -33,9 +32,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     impossible = impossible_case(line, goal)
     if impossible:
         return [impossible]
-    false_claim = false_claim_of(goal.target, ctx)
-    if false_claim:
-        return [false_claim_advice(line, false_claim)]
+    refuted = refuted_claim(ctx, line, goal.target)
+    if refuted:
+        return refuted
     built = derived_step(goal)
     if built:
         return one(line, f"Don't use `rfl` on line {line}; instead, {built}.")

@@ -11,10 +11,9 @@ from tutor.coach.names import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
-    false_claim_advice,
-    false_claim_of,
     impossible_case,
     one,
+    refuted_claim,
     scene_at,
 )
 from tutor.lean.types import Diagnostic
@@ -45,9 +44,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     impossible = impossible_case(line, goal) if goal else None
     if impossible:
         return [impossible]
-    false_claim = false_claim_of(goal.target, ctx) if goal else None
-    if false_claim:
-        return [false_claim_advice(line, false_claim)]
+    refuted = refuted_claim(ctx, line, goal.target) if goal else None
+    if refuted:
+        return refuted
     if tactic in MATHLIB_TACTICS and not ctx.mathlib:
         step = fixes.closing_step(goal.target, scene) if goal else None
         if step:

@@ -14,6 +14,8 @@ from tutor.coach.rules.base import (
     Context,
     case_phrase,
     goals_of,
+    impossible_case,
+    refuted_claim,
 )
 from tutor.coach.source import AttemptText
 from tutor.lean.types import Diagnostic
@@ -25,6 +27,10 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if not goals:
         return [Advice(anchor, f"Do add the missing steps after line {anchor}: {_UNSOLVED_TAIL}")]
     goal = goals[0]
+    if impossible_case(anchor, goal) is None:
+        refuted = refuted_claim(ctx, anchor, goal.target)
+        if refuted:
+            return refuted
     more = f" ({len(goals)} goals remain)" if len(goals) > 1 else ""
     text = (
         f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
