@@ -2831,7 +2831,6 @@ case(
 )
 
 
-
 # ------------------------------------------------------------------ round 6 (all tuning)
 # Issue 30's failure kinds, in the wording Lean 4.2x-4.3x prints (backticked names, "Tactic `x`
 # failed: ..."), core Lean and Mathlib. Tuning cases: the rules are written against them.
@@ -3085,9 +3084,9 @@ case(
     ["alternative", "syntax"],
 )
 case(
-    "s6-positivity-strict-from-square",
+    "s6-positivity-strict-but-false-at-zero",
     "inequalities",
-    "theorem s20 (x : ℝ) (hx : x ≠ 0) : 0 < x ^ 2 := by",
+    "theorem s20 (x : ℝ) : 0 < x ^ 2 := by",
     "  positivity",
     [
         (
@@ -3098,8 +3097,8 @@ case(
         )
     ],
     2,
-    ["pow_pos", "sq_pos_of_ne_zero", "sq_pos_of_pos", "pow_two_pos_of_ne_zero", "sq_pos'"],
-    ["syntax", "linarith"],
+    ["x ≠ 0", "0 ≤ x ^ 2"],
+    ["syntax", "`linarith`", "`nlinarith`"],
     library="mathlib",
 )
 
@@ -3128,7 +3127,7 @@ case(
     [(3, "hq", mismatch("hq", "q", "p"))],
     2,
     ["apply h2", "h2 hq"],
-    ["`intro`"],
+    ["re:Do (use|add|write) `intro"],
 )
 case(
     "s6-apply-lemma-family-lt-le",
@@ -3205,7 +3204,7 @@ case(
     [(2, "intro", INTRO_NONE)],
     2,
     ["exists 4", "⟨4,", "refine ⟨4"],
-    ["`intro`"],
+    ["re:Do (use|add|write) `intro"],
 )
 case(
     "s6-intro-on-exists-real",
@@ -3215,7 +3214,7 @@ case(
     [(2, "intro", INTRO_NONE)],
     2,
     ["use 2"],
-    ["`intro`"],
+    ["re:Do (use|add|write) `intro"],
     library="mathlib",
 )
 

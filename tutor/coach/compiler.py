@@ -10,6 +10,7 @@ symbol a beginner cannot read, and (where Lean runs) tries the concrete steps fi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ from tutor.coach.types import MAX_SUGGESTIONS, AdviceRequest, BaseCoach, Feedbac
 from tutor.coach.validation import MIN_WORDS, kind_of, text_problem, trim_to_words
 from tutor.coach.verify import HintVerifier, candidates_in
 from tutor.lean.types import Diagnostic, DiagnosticKind
+
+log = logging.getLogger(__name__)
 
 PROMPT_VERSION = "rules.v2"
 
@@ -55,7 +58,7 @@ class CompilerCoach(BaseCoach):
         primaries: list[Advice] = []
         secondaries: list[Advice] = []
         for diagnostic in chosen:
-            advice = advice_for(diagnostic, ctx)
+            advice = _advice_or_hint(diagnostic, ctx)
             if advice:
                 advice = _with_explanations(advice, diagnostic)
                 primaries.append(advice[0])
@@ -63,6 +66,8 @@ class CompilerCoach(BaseCoach):
         ordered = _dedupe(primaries)[:MAX_SUGGESTIONS]
         if len(ordered) == 1:
             ordered = _dedupe(ordered + secondaries)[:2]
+        # Advice first, then what gives an answer away (a hint the web app holds back).
+        ordered.sort(key=lambda a: a.reveals)
         if self.config.verifier is not None:
             ordered = _dedupe([self._verified(a, attempt) for a in ordered])
         return [_to_suggestion(a) for a in ordered]
@@ -125,6 +130,22 @@ def primary_diagnostics(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     return unique
 
 
+def _advice_or_hint(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """The rule's advice; if a rule fails on text it did not expect, a hint that names no step
+    (the student still gets an answer, and the log says which rule failed)."""
+    try:
+        return advice_for(d, ctx)
+    except Exception:  # noqa: BLE001 - a rule's bug must not cost the student the answer
+        log.exception("the coach's rule for %s failed on line %s", d.kind, d.line)
+        return [
+            Advice(
+                d.line,
+                f"Do read Lean's message on line {d.line} and the goal it shows just before "
+                "that line, then choose the step that fits the goal's shape.",
+            )
+        ]
+
+
 def _dedupe(advice: list[Advice]) -> list[Advice]:
     seen: set[tuple[int | None, str]] = set()
     kept = []
@@ -139,7 +160,7 @@ def _to_suggestion(advice: Advice) -> Suggestion:
     text = " ".join(advice.text.split())
     if text_problem(text) and len(text.split()) > MIN_WORDS:
         text = trim_to_words(text)
-    return Suggestion(line=advice.line, text=text, kind=kind_of(text))
+    return Suggestion(line=advice.line, text=text, kind=kind_of(text), reveals=advice.reveals)
 
 
 def _no_errors_suggestion(diagnostics: Sequence[Diagnostic]) -> Suggestion:
@@ -178,7 +199,7 @@ def _with_explanations(advice: list[Advice], d: Diagnostic) -> list[Advice]:
     extra = " (" + "; ".join(clauses) + ")."
     combined = first.text.rstrip(".") + extra
     if not text_problem(" ".join(combined.split())):
-        return [Advice(first.line, combined), *advice[1:]]
+        return [Advice(first.line, combined, first.reveals), *advice[1:]]
     note = Advice(first.line, "Do read the message this way: " + "; ".join(clauses) + ".")
     return [first, note, *advice[1:]]
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor.coach import context
+from tutor.coach import context, evidence
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import Goal, Hypothesis, Shape, is_nonlinear, shorten, split_target
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -157,7 +157,6 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _derived,
         _hypothesis_fits,
         _hypothesis_states_it,
-        _le_of_lt,
         _linear_omega,
     ):
         advice = rule(parts, scene)
@@ -697,15 +696,10 @@ def _hypothesis_states_it(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
-def _le_of_lt(p: Mismatch, s: Scene) -> list[Advice]:
-    has, want = split_target(p.has), split_target(p.expected)
-    same_sides = (_norm(has.left), _norm(has.right)) == (_norm(want.left), _norm(want.right))
-    if has.shape is Shape.LT and want.shape is Shape.LE and same_sides:
-        return [_term_advice(s, f"Nat.le_of_lt {p.term}", "a strict `<` gives `≤`")]
-    return []
-
-
 def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
+    # `?a < ?b` is a lemma's premise, not a goal; and omega knows only ℕ and ℤ.
+    if "?" in p.expected or evidence.domain_of_text(s.statement) == evidence.REAL:
+        return []
     if not is_linear_arith(p.expected, s.variable_types()):
         return []
     return [

@@ -32,6 +32,10 @@ class Suggestion:
     line: int | None
     text: str
     kind: SuggestionKind = "do"
+    # True when the advice gives away the answer to a step the student has not attempted (the
+    # whole proof of a `sorry`): a hint, which the web app offers only after the exercise's
+    # own hints and counts as one.
+    reveals: bool = False
 
     def __post_init__(self) -> None:
         if self.line is not None and self.line < 1:
@@ -42,7 +46,7 @@ class Suggestion:
             raise ValueError("a suggestion needs some text")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "text": self.text, "kind": self.kind}
+        return {"line": self.line, "text": self.text, "kind": self.kind, "reveals": self.reveals}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suggestion:
@@ -52,6 +56,7 @@ class Suggestion:
             line=int(line) if line is not None else None,
             text=str(data["text"]),
             kind="dont" if kind == "dont" else "do",
+            reveals=bool(data.get("reveals", False)),
         )
 
 

@@ -26,6 +26,7 @@ from tutor.coach.rules import (
     simp,
     sorry,
     syntax,
+    tactic_failed,
     timeout,
     type_mismatch,
     unknown_identifier,
@@ -61,6 +62,7 @@ RULES: dict[DiagnosticKind, Rule] = {
     K.CALC_ERROR: calc.advise,
     K.ANONYMOUS_CONSTRUCTOR: anonymous_constructor.advise,
     K.PLACEHOLDER: placeholder.advise,
+    K.TACTIC_FAILED: tactic_failed.advise,
 }
 
 

@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass
 
 from tutor.coach import evidence, fixes
-from tutor.coach.context import contradiction
+from tutor.coach.context import contradiction, facts_in_scope
 from tutor.coach.goals import (
     Goal,
     Shape,
-    split_target,
     parse_goals,
     shorten,
+    split_target,
 )
 from tutor.coach.source import AttemptText, proof_conclusion
 from tutor.lean.types import Diagnostic
@@ -31,6 +31,9 @@ class Context:
 class Advice:
     line: int | None
     text: str
+    # The advice gives away the answer to a step the student has not attempted (the whole
+    # proof of a `sorry`): a hint, offered after the exercise's own hints and counted as one.
+    reveals: bool = False
 
 
 def one(line: int | None, text: str) -> list[Advice]:
@@ -217,3 +220,37 @@ def _false_because(target: str, domain: str) -> str:
         return claim
     where = _DOMAIN_NAMES[domain]
     return f"{claim} (the left side is {evidence.show(left)} on {where}, the right {evidence.show(right)})"
+
+
+# ---------------------------------------------------------------------- dropped facts
+
+_HOLE_PATTERN = re.compile(r"^(?:·\s*)?(?:obtain|rcases|rintro)\b.*⟨[^⟨⟩]*\b_\b[^⟨⟩]*⟩")
+
+
+def dropped_fact(ctx: Context, line: int, about: set[str]) -> Advice | None:
+    """An `obtain ⟨n, _⟩ := h` above `line` threw away a fact about one of the variables in
+    `about` (those automation reported on): naming it puts it back where omega, linarith and
+    simp can see it. Only with the fact's type known (traced from the statement)."""
+    start, _ = ctx.text.declaration_span(line)
+    for number in range(start, line):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if not _HOLE_PATTERN.match(code):
+            continue
+        before = facts_in_scope(ctx.statement, ctx.text, number)
+        after = facts_in_scope(ctx.statement, ctx.text, number + 1)
+        made = after[len(before) :]
+        for name, typ in made:
+            words = set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", typ))
+            if name != "_" or not typ or not words & about:
+                continue
+            var = sorted(words & about)[0]
+            fixed = code.replace("_", f"h{var}", 1) if code.count("_") == 1 else None
+            if fixed is None:
+                return None
+            return Advice(
+                number,
+                f"Do name the fact you dropped: write `{fixed}` on line {number}. The `_` threw "
+                f"away `{shorten(typ, 20)}`, and tactics such as omega only use the hypotheses in "
+                "the context, so they cannot see it.",
+            )
+    return None

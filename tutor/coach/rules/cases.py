@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach.context import facts_in_scope, proofs_of, traced_goal
 from tutor.coach.goals import (
     Shape,
+    shorten,
     split_target,
 )
 from tutor.coach.rules.base import (
@@ -31,6 +33,8 @@ _CASE_SHAPES = {
 
 
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    if _NOT_INDUCTIVE.search(d.message):
+        return _not_inductive(d, ctx)
     missing = _ALTERNATIVE.search(d.message)
     if missing:
         name = missing.group(1)
@@ -113,3 +117,34 @@ def _alternatives_end(text: AttemptText, line: int) -> int:
         else:
             break
     return last
+
+
+_NOT_INDUCTIVE = re.compile(r"not an inductive (?:type|datatype)", re.IGNORECASE)
+_SPLIT_ON = re.compile(r"^\s*(?:·\s*)?(induction|cases|rcases)\s+([\w'₀-₉]+)")
+
+
+def _not_inductive(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """`induction h` / `cases h` where `h` is no value of an inductive type (a function, an
+    implication, a real number): the tactic's precondition, not the alternatives."""
+    line = d.line
+    match = _SPLIT_ON.match(ctx.text.line(line))
+    tactic, target = (match.group(1), match.group(2)) if match else ("induction", "it")
+    facts = facts_in_scope(ctx.statement, ctx.text, line)
+    typ = dict(facts).get(target, "")
+    shape = split_target(typ).shape if typ else Shape.OTHER
+    what = "a value of an inductive type (a natural number, a list, an ∨, ∧ or ∃ fact)"
+    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT):
+        goal = traced_goal(ctx.statement, ctx.text, line)
+        proofs = [p for p in proofs_of(goal, facts) if target in p] if goal else []
+        use = f"`exact {proofs[0]}`" if proofs else f"`apply {target}`"
+        return one(
+            line,
+            f"Don't use `{tactic}` on `{target}` on line {line}: it splits {what}, and "
+            f"`{target} : {shorten(typ, 20)}` is an implication, which you use by applying it: "
+            f"{use}.",
+        )
+    return one(
+        line,
+        f"Don't use `{tactic}` on line {line}: it splits {what}, and the type of `{target}` "
+        "is not one. Work with its hypotheses or apply a lemma about it instead.",
+    )

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach import fixes
+from tutor.coach.advice import substitution_step
 from tutor.coach.goals import (
+    Goal,
+    Hypothesis,
     shorten,
 )
 from tutor.coach.rules.base import (
@@ -30,16 +35,37 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             "found it is false. Check the numbers in the statement or in your earlier steps.",
         )
     scene = scene_at(d, ctx)
-    goal = fixes.goal_at_first_step(scene)
-    step = fixes.closing_step(goal.target, scene) if goal else None
+    goal = _goal(d, scene)
+    substituted = substitution_step(goal, ctx.mathlib) if goal else None
+    if substituted:
+        return one(
+            line,
+            f"Don't use `decide` alone on line {line}: the goal has a variable, which `decide` "
+            f"cannot evaluate. Instead, {substituted}.",
+        )
+    step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
     if step:
+        why = "it is linear arithmetic that omega proves" if step == "omega" else "it proves it"
         return one(
             line,
             f"Do use `{step}` on line {line} instead of `decide`: the goal has variables, so "
-            "`decide` cannot evaluate it, and it is linear arithmetic that omega proves.",
+            f"`decide` cannot evaluate it, and {why}.",
         )
     return one(
         line,
         f"Don't use `decide` on line {line}: it only evaluates statements without variables. "
         "Prove this one step by step for an arbitrary value instead.",
     )
+
+
+_PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)
+
+
+def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
+    """The proposition `decide` was given (Lean prints it), with the facts in scope; else the
+    statement's goal when this is the first step."""
+    match = _PROPOSITION.search(d.message + "\n")
+    if match is None:
+        return fixes.goal_at_first_step(scene)
+    facts = [Hypothesis((n,), t) for n, t in scene.facts() if t]
+    return Goal(match.group(1).strip(), facts)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.advice import binder_names, next_step
 from tutor.coach.goals import (
     Shape,
@@ -38,6 +38,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             "and prove each part in its own `·` block.",
         )
     if split.shape is Shape.EXISTS:
+        values = evidence.witness(goal.target, evidence.domain_of_text(ctx.statement))
+        if values:
+            step = ("use " if ctx.mathlib else "exists ") + ", ".join(values)
+            return one(
+                line,
+                f"Do give the witness with `{step}` on line {line} instead of `intro`: the goal "
+                f"`{shorten(goal.target, 30)}` is an ∃, so you choose the value, and "
+                f"{' and '.join(values)} makes the property true.",
+            )
         return one(
             line,
             f"Do give a witness on line {line} with `exists w` or `refine ⟨w, ?_⟩` instead of "

@@ -16,6 +16,7 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    dropped_fact,
     one,
     scene_at,
 )
@@ -35,13 +36,24 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Don't use `omega` on line {line} for real numbers: it only knows ℕ and ℤ. "
             "Use `linarith`, or `nlinarith` when the goal has products or squares.",
         )
+    dropped = dropped_fact(ctx, line, _counterexample_names(message))
+    if dropped is not None:
+        return [dropped]
+    scene = scene_at(d, ctx)
     if "no usable constraints" in message.lower():
+        defined = _definitions(ctx)
+        if defined:
+            name = defined[0]
+            return one(
+                line,
+                f"Do unfold `{name}` before `omega` on line {line}, with `unfold {name}` or "
+                f"`simp only [{name}]`: omega found no linear facts about ℕ or ℤ it could use.",
+            )
         return one(
             line,
-            f"Do unfold definitions before `omega` on line {line}, with `unfold f` or "
-            "`simp only [f]`: omega found no linear facts about ℕ or ℤ it could use.",
+            f"Do check what `omega` sees on line {line}: it found no linear facts about ℕ or ℤ "
+            "in the goal or the hypotheses, so the goal is not linear arithmetic as it stands.",
         )
-    scene = scene_at(d, ctx)
     first_goal = fixes.goal_at_first_step(scene)
     lemma = fixes.commutativity_lemma(first_goal.target) if first_goal else None
     if lemma:
@@ -76,11 +88,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{instance}`: omega never uses ∀ hypotheses by itself, so it treats "
                 f"`{name} ...` as an unknown number.",
             )
+        if name in _definitions(ctx):
+            return one(
+                line,
+                f"Do unfold `{name}` before `omega` on line {line}, with `unfold {name}` or "
+                f"`simp only [{name}]`: omega treats `{name} ...` as an unknown number and "
+                "cannot see its definition.",
+            )
         return one(
             line,
-            f"Do unfold `{name}` before `omega` on line {line}, with `unfold {name}` or "
-            f"`simp only [{name}]`: omega treats `{name} ...` as an unknown number and cannot "
-            "see its definition.",
+            f"Do give `omega` the fact about `{name} ...` it lacks before line {line}, with "
+            "`have` or by rewriting with the hypothesis that describes it: omega treats "
+            f"`{name} ...` as an unknown number.",
         )
     if any("::" in a or ".length" in a or "++" in a for a in atoms):
         return one(
@@ -93,10 +112,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     goal_shape = split_target(first_goal.target).shape if first_goal else Shape.OTHER
     if nonlinear and goal_shape in (Shape.LE, Shape.LT):
         example = _product_fact_example(ctx)
+        shown = f", for example with `{example}`" if example else ""
         return one(
             line,
-            f"Do state the nonlinear fact omega needs before line {line}, for example with "
-            f"`{example}`: omega treats `{shorten(nonlinear[0], 30)}` as an unknown number.",
+            f"Do state the nonlinear fact omega needs before line {line}{shown}: omega treats "
+            f"`{shorten(nonlinear[0], 30)}` as an unknown number.",
         )
     truncated = _truncated_subtraction(first_goal, scene) if first_goal else None
     if truncated:
@@ -160,11 +180,23 @@ def _forall_instance(ctx: Context, function: str, atoms: list[str]) -> str | Non
     return None
 
 
-def _product_fact_example(ctx: Context) -> str:
-    """A product lemma applied to the student's own variable and hypothesis names."""
+def _product_fact_example(ctx: Context) -> str | None:
+    """A product lemma applied to the student's own ℕ variable and `≤` hypothesis (never names
+    the student does not have)."""
     binders = statement_hypotheses(ctx.statement)
-    variables = [n for n, t in binders if t in ("Nat", "ℕ", "Int", "ℤ")]
-    facts = [n for n, t in binders if any(op in t for op in ("≤", "<", "≥", ">"))]
+    variables = [n for n, t in binders if t in ("Nat", "ℕ")]
+    facts = [n for n, t in binders if "≤" in t]
     if variables and facts:
         return f"have := Nat.mul_le_mul_right {variables[0]} {facts[0]}"
-    return "have := Nat.mul_le_mul h₁ h₂"
+    return None
+
+
+def _definitions(ctx: Context) -> list[str]:
+    """The names the exercise itself defines (`def f ...`): only these can be unfolded."""
+    text = ctx.statement + "\n" + ctx.text.text
+    return re.findall(r"^\s*(?:@\[[^\]]*\]\s*)?def\s+([\w'.₀-₉]+)", text, re.MULTILINE)
+
+
+def _counterexample_names(message: str) -> set[str]:
+    """The variables in omega's counterexample (`n ≤ 2`, `where n := n`)."""
+    return set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", message.split(":", 1)[-1]))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.goals import (
+    Goal,
     shorten,
 )
+from tutor.coach.rewriting import closes_by_computation, rewrites
 from tutor.coach.rules.base import (
     Advice,
     Context,
@@ -40,11 +42,41 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"`{shorten(goal.target, 30)}`. Use `{step}` there instead, which proves it "
             "directly.",
         )
+    if goal is not None:
+        listed = _with_hypothesis(goal, scene, tactic)
+        if listed:
+            return one(line, listed.replace("{line}", str(line)))
     return one(
         line,
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
-        "lemmas apply here. Name the lemma or definition it needs (`simp [f]`), or find the "
-        "lemma for this goal with `exact?`.",
+        "lemmas apply here. List in brackets what it needs (a hypothesis, or a `def` of the "
+        "exercise), or find the lemma for this goal with `exact?`.",
+    )
+
+
+def _with_hypothesis(goal: Goal, scene: fixes.Scene, tactic: str) -> str | None:
+    """`simp [hf]` when a hypothesis rewrites the goal: simp (and norm_num) use hypotheses
+    only when listed. Said as the fix when the rewritten goal is true by computation."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    found = rewrites(facts, goal.target)
+    if not found:
+        return None
+    types = {**scene.variable_types(), **goal.variable_types()}
+    domain = evidence.domain_of_text(goal.target, types)
+    head = "norm_num" if tactic.startswith("norm_num") else "simp"
+    closing = [r for r in found if closes_by_computation(r, domain)]
+    if closing:
+        name = closing[0].name
+        return (
+            f"Do write `{head} [{name}]` on line {{line}}: {head} uses a hypothesis only when you "
+            f"list it, and `{name}` turns the goal into `{shorten(closing[0].target, 30)}`, "
+            "which it then computes."
+        )
+    name = found[0].name
+    return (
+        f"Do list the hypothesis {head} needs: try `{head} [{name}]` on line {{line}}; {head} "
+        f"never uses hypotheses unless you list them, and `{name}` rewrites part of the goal "
+        f"`{shorten(goal.target, 30)}`."
     )
 
 

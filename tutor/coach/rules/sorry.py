@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutor.coach.advice import next_step
+from tutor.coach.advice import first_step, next_step
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
@@ -11,6 +11,7 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    one,
 )
 from tutor.coach.source import proof_conclusion, statement_hypotheses
 from tutor.lean.types import Diagnostic
@@ -22,24 +23,38 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     anchor = lines[0] if lines else d.line
     more = f" (and {len(lines) - 1} more below)" if len(lines) > 1 else ""
     goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor)
-    if goal is not None:
-        text = (
-            f"Do replace the `sorry` on line {anchor}{more} with a real proof of "
-            f"`{shorten(goal.target, 50)}`: {next_step(goal, ctx.mathlib)}."
-        )
-    else:
-        text = (
-            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step; "
-            "Lean accepts nothing that contains `sorry`, so the theorem is not proved yet."
-        )
-    return [
-        Advice(anchor, text),
-        Advice(
+    if goal is None:
+        return one(
             anchor,
-            "Don't leave `sorry` as a placeholder in a submitted proof: the checker counts "
-            "any proof that uses it as unproved, even when everything else checks.",
-        ),
-    ]
+            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step; "
+            "Lean accepts nothing that contains `sorry`, so the theorem is not proved yet.",
+        )
+    # The student wrote no step at all: the shape's first step is advice, the whole answer
+    # (`exact ⟨h.2, h.1⟩`, `omega`) is a hint, offered as one (Advice.reveals).
+    start = first_step(goal, ctx.mathlib)
+    answer = next_step(goal, ctx.mathlib)
+    target = shorten(goal.target, 50)
+    if start is None:
+        advice = [
+            Advice(
+                anchor,
+                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
+                "work out from your hypotheses why it holds, one step at a time.",
+            )
+        ]
+    else:
+        advice = [
+            Advice(
+                anchor,
+                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
+                f"{start}.",
+            )
+        ]
+    if answer != start:
+        advice.append(
+            Advice(anchor, f"Do replace the `sorry` on line {anchor}: {answer}.", reveals=True)
+        )
+    return advice
 
 
 def _goal_at_whole_proof_sorry(ctx: Context, decl_line: int, sorry_line: int) -> Goal | None:

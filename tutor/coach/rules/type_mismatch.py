@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
-from tutor.coach.context import proofs_of, traced_goal
+from tutor.coach import families, fixes
+from tutor.coach.context import proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
     Split,
@@ -21,7 +21,7 @@ from tutor.coach.rules.base import (
     scene_at,
     strip_sort,
 )
-from tutor.lean.messages import mismatch_parts
+from tutor.lean.messages import Mismatch, mismatch_parts
 from tutor.lean.types import Diagnostic
 
 
@@ -74,6 +74,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             "one. Use `constructor` with one `·` block per half, or `exact ⟨_, _⟩` with both "
             "proofs.",
         )
+    related = _relatives(parts, d, ctx)
+    if related:
+        return related
     found = fixes.type_mismatch(d.message, scene_at(d, ctx))
     if found:
         return [Advice(at, text) for at, text in found]
@@ -120,3 +123,57 @@ def _calc_missing_step(
 
 def _numeric(text: str) -> bool:
     return bool(re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", text))
+
+
+def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
+    """A fix one name away (tutor/coach/families.py), or the earlier `apply` that chose the
+    hypothesis whose premise the student cannot prove while another's fits."""
+    scene = scene_at(d, ctx)
+    facts = scene.facts()
+    types = {**scene.variable_types(), **{n: t for n, t in facts if t}}
+    source = ctx.text.line(d.line).strip()
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    for found in (
+        families.conjunction_half(parts, d.line, source),
+        families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
+        families.relation_swap(parts, d.line, source, ctx.mathlib),
+        families.already_proves(parts, d.line, goal),
+        _other_premise(parts, d.line, ctx, facts),
+        families.weaker_relation(parts, d.line, types, ctx.mathlib),
+    ):
+        if found:
+            return [Advice(at, text) for at, text in found]
+    return []
+
+
+def _other_premise(
+    parts: Mismatch, line: int, ctx: Context, facts: list[tuple[str, str]]
+) -> list[tuple[int, str]]:
+    """`apply h1` (`h1 : p → r`) then `exact hq` (`hq : q`) where `h2 : q → r` exists: the
+    earlier line chose the hypothesis whose premise is not the fact the student has."""
+    previous = ctx.text.last_code_line(line - 1)
+    match = re.fullmatch(r"(?:·\s*)?apply\s+([\w'₀-₉.]+)", ctx.text.line(previous or 0).strip())
+    if previous is None or match is None or parts.application:
+        return []
+    kinds = dict(facts)
+    chosen = split_target(kinds.get(match.group(1), ""))
+    if chosen.shape is not Shape.IMPLIES or not same(chosen.left, parts.expected):
+        return []
+    for name, typ in facts:
+        other = split_target(typ)
+        if (
+            name != match.group(1)
+            and other.shape is Shape.IMPLIES
+            and same(other.right, chosen.right)
+            and same(other.left, parts.has)
+        ):
+            return [
+                (
+                    previous,
+                    f"Do write `apply {name}` on line {previous} instead of "
+                    f"`apply {match.group(1)}`: it leaves the premise "
+                    f"`{shorten(chosen.left, 16)}`, which you cannot prove, while `{name}` needs "
+                    f"`{shorten(parts.has, 16)}`, which `{parts.term}` proves.",
+                )
+            ]
+    return []
