@@ -296,3 +296,130 @@ def bound_from(goal: str, facts: list[tuple[str, str]], domain: str) -> str | No
         if tighter or (have_value == value and (strict_have or not strict_goal)):
             return name
     return None
+
+
+# ---------------------------------------------------------------------- identities
+
+_POINTS = (Fraction(3, 7), Fraction(-5, 3), Fraction(11, 2), Fraction(2), Fraction(-13, 5))
+
+
+def identity(prop: str, domain: str) -> bool | None:
+    """Whether an equation holds for every value of its variables (an identity of algebra, what
+    `ring` proves), tested at several points; None when it cannot be evaluated."""
+    split = split_target(prop)
+    if split.shape is not Shape.EQ:
+        return None
+    names = sorted(set(re.findall(r"(?<![\w.'])([A-Za-zα-ω][\w'₀-₉]*)(?![\w'])", prop)))
+    points = _POINTS if domain == REAL else tuple(Fraction(n) for n in (3, 7, 12, 5, 20))
+    for shift, point in enumerate(points):
+        env = {name: point + shift * index for index, name in enumerate(names)}
+        a, b = evaluate(split.left, domain, env), evaluate(split.right, domain, env)
+        if a is None or b is None:
+            return None
+        if a != b:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------- linear consequences
+
+Linear = dict[tuple[str, ...], Number]
+
+
+def _linear(node: ast.expr) -> Linear | None:
+    """A polynomial as {monomial: coefficient}; products of variables stay atoms (as linarith
+    and omega treat them)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return {(): Fraction(node.value)}
+    if isinstance(node, ast.Name):
+        return {(node.id,): Fraction(1)}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _linear(node.operand)
+        return None if inner is None else {k: -v for k, v in inner.items()}
+    if not isinstance(node, ast.BinOp):
+        return None
+    a, b = _linear(node.left), _linear(node.right)
+    if a is None or b is None:
+        return None
+    if isinstance(node.op, ast.Add | ast.Sub):
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = out.get(k, Fraction(0)) + sign * v
+        return {k: v for k, v in out.items() if v}
+    if isinstance(node.op, ast.Mult):
+        return _times(a, b)
+    if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):
+        exponent = node.right.value
+        if not isinstance(exponent, int) or not 0 <= exponent <= 4:
+            return None
+        power: Linear = {(): Fraction(1)}
+        for _ in range(exponent):
+            power = _times(power, a)
+        return power
+    return None
+
+
+def _times(a: Linear, b: Linear) -> Linear:
+    out: Linear = {}
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            key = tuple(sorted(ka + kb))
+            out[key] = out.get(key, Fraction(0)) + va * vb
+    return {k: v for k, v in out.items() if v}
+
+
+def _form(prop: str) -> tuple[Linear, str] | None:
+    """`left - right` as a polynomial and the relation to 0 (`<`, `≤`, `=`), ≥/> flipped."""
+    split = split_target(prop)
+    if split.shape not in (Shape.EQ, Shape.LE, Shape.LT) or split.op not in (
+        "=",
+        "≤",
+        "<",
+        "≥",
+        ">",
+    ):
+        return None
+    left, right = _parsed(" ".join(split.left.split())), _parsed(" ".join(split.right.split()))
+    if left is None or right is None:
+        return None
+    a, b = _linear(left), _linear(right)
+    if a is None or b is None:
+        return None
+    if split.op in ("≥", ">"):
+        a, b = b, a
+    diff = dict(a)
+    for k, v in b.items():
+        diff[k] = diff.get(k, Fraction(0)) - v
+    return {k: v for k, v in diff.items() if v}, {"≥": "≤", ">": "<"}.get(split.op, split.op)
+
+
+def follows_from(goal: str, fact: str) -> bool:
+    """The goal is the fact up to a positive factor and a constant that only helps: one linear
+    step (`linarith`) gets it from the fact alone. Over ordered fields (ℝ, ℚ)."""
+    g, f = _form(goal), _form(fact)
+    if g is None or f is None:
+        return False
+    (gl, gop), (fl, fop) = g, f
+    variables = [k for k in gl if k]
+    if not variables or set(variables) != {k for k in fl if k}:
+        return False
+    scale = gl[variables[0]] / fl[variables[0]]
+    if any(gl[k] != scale * fl[k] for k in variables):
+        return False
+    constant = gl.get((), Fraction(0)) - scale * fl.get((), Fraction(0))
+    if gop == "=":
+        return fop == "=" and constant == 0
+    if scale <= 0 or fop == "=":
+        return False
+    if gop == "<":
+        return constant < 0 or (constant == 0 and fop == "<")
+    return constant <= 0
+
+
+def consequence_of(goal: str, facts: list[tuple[str, str]]) -> str | None:
+    """The name of a hypothesis the goal follows from in one linear step, if any."""
+    for name, typ in facts:
+        if typ and name != "_" and "✝" not in name and follows_from(goal, typ):
+            return name
+    return None

@@ -10,7 +10,7 @@ hypotheses in scope) are exactly the ones the lemma takes.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tutor.coach import evidence
 from tutor.coach.context import normal, same
@@ -135,6 +135,9 @@ def chain_lemma(
     ]
 
 
+_WEAKER = {"lt": "le", "pos": "nonneg", "neg": "nonpos"}
+
+
 def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
     """`abs_lt.mp h` with `h : |x| ≤ 2`: the argument differs from what the lemma takes only in
     `≤` against `<`, and the lemma with `le` for `lt` (or back) exists: use that one."""
@@ -147,9 +150,10 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
         return []
     head = p.application.split()[0]
     base = re.sub(r"\.(mp|mpr|1|2)$", "", head)
-    other = re.sub(
-        r"(?<![a-z])(lt|le)(?![a-z])", lambda m: "le" if m.group(1) == "lt" else "lt", base
-    )
+    # The argument is weaker (`≤`) than the lemma takes (`<`): the family member for `≤` has
+    # `le`, `nonneg`, `nonpos` where this one has `lt`, `pos`, `neg`; and the other way round.
+    table = _WEAKER if "≤" in has else {v: k for k, v in _WEAKER.items()}
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), base)
     if other == base or not evidence.in_library(other, mathlib):
         return []
     fixed = re.sub(rf"(?<![\w.]){re.escape(base)}(?=[.\s)]|$)", other, source.strip(), count=1)
@@ -165,6 +169,10 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
     ]
 
 
+def _swap(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    return lambda match: table.get(match.group(1), match.group(1))
+
+
 def already_proves(p: Mismatch, line: int, goal: str | None) -> list[Advice]:
     """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many."""
     if not p.application or goal is None or not same(p.has, goal):
@@ -178,3 +186,31 @@ def already_proves(p: Mismatch, line: int, goal: str | None) -> list[Advice]:
             "not needed.",
         )
     ]
+
+
+def strict_from_weak(
+    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`sq_nonneg x : 0 ≤ x ^ 2` where `0 < x ^ 2` is needed: `≤` never gives `<`; with a
+    hypothesis `0 < x` the power lemma does (`pow_pos hx 2`)."""
+    if p.application:
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if not (has.shape is Shape.LE and want.shape is Shape.LT):
+        return []
+    if (normal(has.left), normal(has.right)) != (normal(want.left), normal(want.right)):
+        return []
+    power = re.fullmatch(r"([\w'₀-₉]+)\s*\^\s*(\d+)", normal(want.right))
+    if normal(want.left) == "0" and power and evidence.in_library("pow_pos", mathlib):
+        base, exponent = power.groups()
+        for name, typ in facts:
+            if normal(typ) in (f"0 < {base}", f"{base} > 0"):
+                return [
+                    (
+                        line,
+                        f"Do write `exact pow_pos {name} {exponent}` on line {line}: "
+                        f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and the "
+                        f"strict `<` follows from `{name} : {normal(typ)}`.",
+                    )
+                ]
+    return []

@@ -263,7 +263,8 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
-_SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
+# `constructor` on an ∨ applies its first constructor, `Or.inl`: it chooses the left side.
+_SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|constructor|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
 
 
 def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
@@ -279,7 +280,7 @@ def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
     split = split_target(goal)
     if split.shape is not Shape.OR:
         return []
-    chose_left = step.group(1) in ("left",) or step.group(1).endswith("inl")
+    chose_left = step.group(1) in ("left", "constructor") or step.group(1).endswith("inl")
     other = split.right if chose_left else split.left
     if not context.same(p.has, other):
         return []

@@ -17,6 +17,7 @@ from tutor.coach.rules import (
     decide,
     failed_to_synthesize,
     intro,
+    invalid_field,
     linarith,
     omega,
     other,
@@ -63,6 +64,7 @@ RULES: dict[DiagnosticKind, Rule] = {
     K.ANONYMOUS_CONSTRUCTOR: anonymous_constructor.advise,
     K.PLACEHOLDER: placeholder.advise,
     K.TACTIC_FAILED: tactic_failed.advise,
+    K.INVALID_FIELD: invalid_field.advise,
 }
 
 

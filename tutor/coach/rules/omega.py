@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import fixes
+from tutor.coach.advice import substitution_step
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import (
     Goal,
@@ -40,6 +41,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if dropped is not None:
         return [dropped]
     scene = scene_at(d, ctx)
+    stated = fixes.goal_at_first_step(scene)
+    substituted = substitution_step(stated, ctx.mathlib) if stated else None
+    if substituted:
+        return one(
+            line,
+            f"Don't use `omega` alone on line {line}: it treats products of variables as unknown "
+            f"numbers. Instead, {substituted}.",
+        )
     if "no usable constraints" in message.lower():
         defined = _definitions(ctx)
         if defined:

@@ -11,6 +11,7 @@ from fractions import Fraction
 from tutor.coach import evidence, fixes
 from tutor.coach.context import proofs_of
 from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
+from tutor.coach.rewriting import rewrites
 from tutor.coach.rules import other
 from tutor.coach.rules.base import Advice, Context, goal_here, one, scene_at
 from tutor.lean.messages import named_subject, normalise
@@ -41,10 +42,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if needs is None:
         return other.advise(d, ctx)
     scene = scene_at(d, ctx)
-    goal = goal_here(d, scene)
+    goal = goal_here(d, scene) or _traced(scene)
     facts = scene.facts() + (
         [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
     )
+    if tactic in ("ring", "ring_nf") and goal is not None:
+        found = _ring(d.line, goal, facts, scene.variable_types(), ctx.mathlib)
+        if found:
+            return [found]
     proofs = proofs_of(goal.target, facts) if goal else []
     shown = f" `{shorten(goal.target, 30)}`" if goal else ""
     if proofs and tactic in ("assumption", "contradiction", "exact?"):
@@ -85,8 +90,8 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
     types = {**scene.variable_types(), **goal.variable_types()}
     domain = evidence.domain_of_text(target, types)
+    follows = evidence.consequence_of(target, facts)
     if opening.startswith("not a positivity goal"):
-        follows = evidence.bound_from(target, facts, domain)
         closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
         fix = (
             f" Use `{closer}` instead: the goal follows from `{follows}` in one linear step."
@@ -98,13 +103,20 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"Don't use `positivity` on line {line}: it {NEEDS['positivity']}, and "
             f"`{shorten(target, 24)}` is not of that form.{fix}",
         )
-    zero = _false_at_zero(target, domain)
+    zero = _false_at_zero(target, domain, facts) if "strict" in opening else None
     if zero is not None:
         return one(
             line,
             f"Do check the goal on line {line}: `positivity` could prove only a weaker claim, "
             f"and `{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
             "that out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
+        )
+    if follows and (ctx.mathlib or domain == evidence.REAL):
+        return one(
+            line,
+            f"Do use `linarith` on line {line} instead of `positivity`: it {NEEDS['positivity']}"
+            f" and does not rearrange hypotheses, while the goal follows from `{follows}` in one "
+            "linear step.",
         )
     return one(
         line,
@@ -123,15 +135,50 @@ def _traced(scene: fixes.Scene) -> Goal | None:
     return Goal(target, [Hypothesis((n,), t) for n, t in scene.facts() if t])
 
 
-def _false_at_zero(target: str, domain: str) -> str | None:
-    """ "x = 0" when the goal, a strict or ≠ claim, is false with every variable at 0."""
+def _false_at_zero(target: str, domain: str, facts: list[tuple[str, str]]) -> str | None:
+    """ "x = 0" when the goal, a strict or ≠ claim, is false with every variable at 0 and no
+    hypothesis says anything about those variables (which could rule 0 out)."""
     split = split_target(target)
     if split.shape not in (Shape.LT, Shape.NE):
         return None
     names = sorted(set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", target)))
     if not names or len(names) > 2:
         return None
+    for _, typ in facts:
+        mentions = any(re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", typ) for n in names)
+        if typ and evidence.domain_of_type(typ) is None and mentions:
+            return None
     env = {n: Fraction(0) for n in names}
     if evidence.holds(target, domain, env) is not False:
         return None
     return " and ".join(f"{n} = 0" for n in names)
+
+
+def _ring(
+    line: int, goal: Goal, facts: list[tuple[str, str]], types: dict[str, str], mathlib: bool
+) -> Advice | None:
+    """`ring` on an equation that is no identity: the hypothesis that makes it one (rewrite
+    first), or say it needs the hypotheses. Identities are tested by evaluation."""
+    domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if evidence.identity(goal.target, domain) is not False:
+        return None
+    for found in rewrites(facts, goal.target):
+        if evidence.identity(found.target, domain):
+            return Advice(
+                line,
+                f"Do rewrite with `{found.name}` before `ring` on line {line} (`rw [{found.name}]`, "
+                f"then `ring`): `{shorten(goal.target, 20)}` is not true for all values, only "
+                f"with `{found.name}`, and after the rewrite it is an identity ring proves.",
+            )
+    follows = evidence.consequence_of(goal.target, facts)
+    if follows and (mathlib or domain == evidence.REAL):
+        return Advice(
+            line,
+            f"Do use `linarith` on line {line} instead of `ring`: the goal is not true for all "
+            f"values, and it follows from `{follows}` in one linear step.",
+        )
+    return Advice(
+        line,
+        f"Don't use `ring` on line {line}: `{shorten(goal.target, 24)}` is not an identity of "
+        "algebra (it fails for some values), so it needs your hypotheses, which ring never uses.",
+    )

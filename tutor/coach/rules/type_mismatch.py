@@ -140,6 +140,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         families.already_proves(parts, d.line, goal),
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
+        families.strict_from_weak(parts, d.line, facts, ctx.mathlib),
     ):
         if found:
             return [Advice(at, text) for at, text in found]
