@@ -70,6 +70,8 @@ class CompilerCoach(BaseCoach):
         ordered.sort(key=lambda a: a.reveals)
         if self.config.verifier is not None:
             ordered = _dedupe([self._verified(a, attempt) for a in ordered])
+        else:
+            ordered = [_tentative(a) for a in ordered]
         return [_to_suggestion(a) for a in ordered]
 
     def _verified(self, advice: Advice, attempt: str) -> Advice:
@@ -90,6 +92,51 @@ class CompilerCoach(BaseCoach):
             "its shape (→ and ∀ need `intro`, ∧ and ↔ need `constructor`, ∃ needs a witness); "
             "the step the coach had in mind did not check in Lean here.",
         )
+
+
+# The verbs of advice that names a concrete step; unchecked, "Do write `x`" becomes
+# "Do try to write `x`": something to try, not the fix.
+_STEP_VERBS = frozenset(
+    [
+        "write",
+        "add",
+        "use",
+        "prove",
+        "apply",
+        "start",
+        "name",
+        "give",
+        "swap",
+        "close",
+        "rewrite",
+        "replace",
+        "take",
+        "simplify",
+        "put",
+        "unfold",
+        "bind",
+        "instantiate",
+        "split",
+        "pass",
+        "state",
+        "remove",
+        "rename",
+        "list",
+        "choose",
+        "introduce",
+    ]
+)
+
+
+def _tentative(advice: Advice) -> Advice:
+    """Advice naming a concrete step that Lean has not checked (no REPL here), worded as
+    something to try. Advice that names no step, and `Don't` advice, is left as it is."""
+    words = advice.text.split()
+    if len(words) < 2 or words[0] != "Do" or words[1] not in _STEP_VERBS:
+        return advice
+    if not candidates_in(advice.text) or len(words) > 47:
+        return advice
+    return Advice(advice.line, "Do try to " + advice.text[3:], advice.reveals)
 
 
 def uses_mathlib(text: str) -> bool:

@@ -41,14 +41,18 @@ coach_factory: Callable[[str], Any] = _default_coach
 
 
 def _with_verifier(coach: Any, header: str) -> Any:
-    """With LEANCOACH_VERIFY_HINTS=1, the compiler coach tries its concrete steps in Lean
-    (tutor/coach/verify.py) on the same pooled checker before offering them."""
+    """The compiler coach tries its concrete steps in Lean (tutor/coach/verify.py, within its
+    stated budget) on the same pooled checker before offering them: on by default wherever Lean
+    runs (this is only reached after Lean checked the attempt); LEANCOACH_VERIFY_HINTS=0 turns it
+    off, and the coach then words its steps as something to try."""
     from tutor.coach.compiler import CompilerCoach
     from tutor.coach.verify import HintVerifier
 
-    if os.environ.get("LEANCOACH_VERIFY_HINTS", "") != "1" or not isinstance(coach, CompilerCoach):
+    if os.environ.get("LEANCOACH_VERIFY_HINTS", "1") == "0" or not isinstance(coach, CompilerCoach):
         return coach
     checker = checker_factory()
+    if not callable(getattr(checker, "session", None)):
+        return coach  # a checker without REPL sessions cannot try a step
     coach.config = replace(coach.config, verifier=HintVerifier(lambda: checker.session(header)))
     return coach
 

@@ -123,3 +123,25 @@ def test_the_unverified_path_stays_under_fifty_ms_p95() -> None:
         timings.append((time.perf_counter() - started) * 1000)
     timings.sort()
     assert timings[int(0.95 * (len(timings) - 1))] < 50
+
+
+def test_a_core_course_hears_of_no_agent_tool_and_no_mathlib_name() -> None:
+    """A student in a course without Mathlib is never sent to an agent-only tool
+    (`rg_in_mathlib`), told about Mathlib, or given a Mathlib tactic or lemma name that her
+    own attempt does not already use."""
+    import re
+
+    from tutor.coach.names import CORE_LEMMAS, MATHLIB_LEMMAS, MATHLIB_TACTICS
+
+    mathlib_only = (set(MATHLIB_LEMMAS) | set(MATHLIB_TACTICS)) - set(CORE_LEMMAS)
+    core = [e for e in entries() if e["library"] == "core"]
+    assert len(core) > 200
+    for e in core:
+        feedback = coach_for(e).advise(
+            e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
+        )
+        for s in feedback.suggestions:
+            assert "rg_in_mathlib" not in s.text and "Mathlib" not in s.text, (e["id"], s.text)
+            code = " ".join(re.findall(r"`([^`]+)`", s.text))
+            named = set(re.findall(r"[\w.']+", code)) & mathlib_only
+            assert all(n in e["attempt"] for n in named), (e["id"], s.text)

@@ -38,7 +38,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     if name in TACTICS:
         extra = (
-            " (it needs `import Mathlib`)" if name in MATHLIB_TACTICS and not ctx.mathlib else ""
+            " (and not part of core Lean)" if name in MATHLIB_TACTICS and not ctx.mathlib else ""
         )
         return one(
             line,

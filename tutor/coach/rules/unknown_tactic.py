@@ -1,4 +1,4 @@
-"""`unknown tactic`: a Lean 3 or Mathlib tactic in a proof that cannot use it."""
+"""`unknown tactic`: a Lean 3 tactic, or one from a library the course does not have."""
 
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         return one(
             line,
             f"Do write `exists {value}` on line {line} (or `refine ⟨{value}, ?_⟩`): `{tactic}` "
-            "comes from Mathlib, and core Lean gives the witness of an ∃ with `exists`.",
+            "is not part of core Lean, which this course uses; core Lean gives the witness of an ∃ "
+            "with `exists`.",
         )
     impossible = impossible_case(line, goal) if goal else None
     if impossible:
@@ -52,21 +53,21 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if step:
             return one(
                 line,
-                f"Do use `{step}` on line {line} instead of `{tactic}`: `{tactic}` needs "
-                f"`import Mathlib`, which this exercise does not have, and `{step}` closes "
-                "this goal in core Lean.",
+                f"Do use `{step}` on line {line} instead of `{tactic}`: `{tactic}` is "
+                "not part of core Lean, which this course uses, and "
+                f"`{step}` closes this goal.",
             )
         if goal is not None and re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", goal.target):
             return one(
                 line,
-                f"Do use `decide` on line {line} instead of `{tactic}`: `{tactic}` needs "
-                "`import Mathlib`, and `decide` evaluates a closed statement about numerals.",
+                f"Do use `decide` on line {line} instead of `{tactic}`: `{tactic}` is not part of "
+                "core Lean, and `decide` evaluates a closed statement about numerals.",
             )
         return one(
             line,
-            f"Don't use `{tactic}` on line {line}: it needs `import Mathlib`, which this "
-            "exercise does not have. Use core tactics such as `simp`, `omega`, `exact` or "
-            "`rw` with core lemmas.",
+            f"Don't use `{tactic}` on line {line}: it is not part of core Lean, which this "
+            "course uses. Use core tactics such as `simp`, `omega`, `exact` or `rw` with core "
+            "lemmas.",
         )
     return one(
         line,
