@@ -46,7 +46,10 @@ class Suggestion:
             raise ValueError("a suggestion needs some text")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "text": self.text, "kind": self.kind, "reveals": self.reveals}
+        data: dict[str, Any] = {"line": self.line, "text": self.text, "kind": self.kind}
+        if self.reveals:  # only when set: stored feedback keeps its shape otherwise
+            data["reveals"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suggestion:

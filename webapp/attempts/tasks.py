@@ -15,6 +15,7 @@ from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
 from webapp.core.prepared import PreparedRead, save_fields
+from webapp.courses.lessons import do_count_coach_hint
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ def _check_and_coach(attempt: Attempt) -> str:
         outcome.result,
         exercise.reference_proof,
         exercise_id=exercise.pk,
+        student_id=attempt.student_id,
     )
     return _finish(attempt, Attempt.Status.DONE, "", coach)
 
@@ -200,9 +202,18 @@ def _finish(
             attempt.coach_detail = coach.detail
             fields += ["coach_source", "coach_detail"]
             Suggestion.objects.bulk_create(
-                Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
-                for line, text, kind in coach.suggestions
+                Suggestion(
+                    attempt=attempt,
+                    line=line,
+                    text=text,
+                    kind=kind,
+                    source=coach.source,
+                    extra=extra,
+                )
+                for line, text, kind, extra in coach.suggestions
             )
+            if coach.gives_hint:
+                do_count_coach_hint(attempt.student_id, attempt.exercise_id)
         save_fields(attempt, fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)
