@@ -40,7 +40,7 @@ WHOLLY_HELD_OUT = frozenset({3, 4, 5})
 # generic advice where a teacher is specific), core Lean and Mathlib, to write rules against.
 # The held-out measure for that work is the locked split (coach_locked.jsonl), which is written
 # by people who never read the rules and is never looked at while changing them.
-WHOLLY_TUNING = frozenset({6, 7})
+WHOLLY_TUNING = frozenset({6, 7, 8})
 
 
 # The examples quoted in issue 15 were known (and their advice asked for) before the split, so
@@ -3642,6 +3642,161 @@ case(
     2,
     ["exact hq"],
     ["`intro`", "constructor"],
+)
+
+
+
+# ------------------------------------------------------------------ round 8 (all tuning)
+# Beginner mistakes in other spellings (`example`, `ℕ`, Mathlib's general lemmas), to check
+# that the mechanisms of rounds 6 and 7 are not bound to one wording.
+ROUND = 8
+
+case(
+    "s8-rfl-on-commutativity",
+    "nat",
+    "example (a b : ℕ) : a + b = b + a := by",
+    "  rfl",
+    [(2, "rfl", RFL_TACTIC + "a b : ℕ\n⊢ a + b = b + a")],
+    2,
+    ["Nat.add_comm a b", "omega", "Nat.add_comm"],
+    ["`decide`"],
+)
+case(
+    "s8-and-intro-swapped",
+    "logic",
+    "example (p q : Prop) (hp : p) (hq : q) : p ∧ q := by",
+    "  exact And.intro hq hp",
+    [(2, "hq", app_mismatch("And.intro hq", "hq", "q", "p"))],
+    2,
+    ["And.intro hp hq", "⟨hp, hq⟩"],
+    ["`intro`"],
+)
+case(
+    "s8-pos-for-ne-zero-nat",
+    "nat",
+    "example (n : ℕ) (h : n > 0) : n ≠ 0 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "n > 0", "n ≠ 0"))],
+    2,
+    ["Nat.ne_of_gt h", "Nat.pos_iff_ne_zero", "omega", "Nat.not_eq_zero_of_lt"],
+    ["Nat.le_of_lt"],
+)
+case(
+    "s8-apply-mul-pos-on-nonneg-goal",
+    "inequalities",
+    "example (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b := by",
+    "  apply mul_pos",
+    [
+        (
+            2,
+            "mul_pos",
+            apply_unify(
+                "@mul_pos", "0 < ?a * ?b", "0 ≤ a * b", "a b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b"
+            ),
+        )
+    ],
+    2,
+    ["mul_nonneg", "positivity"],
+    ["le_of_lt"],
+    library="mathlib",
+)
+case(
+    "s8-le-of-lt-on-a-le",
+    "inequalities",
+    "example (a b : ℝ) (h : a ≤ b) : a ≤ b := by",
+    "  exact le_of_lt h",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  a ≤ b : Prop\nbut is "
+            "expected to have type\n  a < b : Prop\nin the application\n  le_of_lt h",
+        )
+    ],
+    2,
+    ["exact h"],
+    ["lt_of_le"],
+    library="mathlib",
+)
+case(
+    "s8-abs-nonneg-for-strict",
+    "inequalities",
+    "example (x : ℝ) (hx : x ≠ 0) : 0 < |x| := by",
+    "  exact abs_nonneg x",
+    [(2, "abs_nonneg x", mismatch("abs_nonneg x", "0 ≤ |x|", "0 < |x|"))],
+    2,
+    ["abs_pos.mpr hx", "positivity", "abs_pos"],
+    ["le_of_lt", "omega"],
+    library="mathlib",
+)
+case(
+    "s8-nlinarith-without-hint",
+    "inequalities",
+    "example (a b : ℝ) : a * b ≤ (a ^ 2 + b ^ 2) / 2 := by",
+    "  nlinarith",
+    [
+        (
+            2,
+            "nlinarith",
+            "linarith failed to find a contradiction\ncase a\na b : ℝ\na✝ : a * b > (a ^ 2 + "
+            "b ^ 2) / 2\n⊢ False failed",
+        )
+    ],
+    2,
+    ["sq_nonneg (a - b)"],
+    ["omega", "positivity"],
+    library="mathlib",
+)
+case(
+    "s8-exists-real-witness-wrong-use",
+    "quantifiers",
+    "example : ∃ x : ℝ, 2 * x + 1 = 6 := by",
+    "  use 2\n  norm_num",
+    [(1, "by", unsolved("⊢ False"))],
+    2,
+    ["use 5 / 2", "use 2.5"],
+    ["`linarith`", "`nlinarith`"],
+    library="mathlib",
+)
+case(
+    "s8-exists-core-wrong-witness-exact",
+    "quantifiers",
+    "example : ∃ n : ℕ, n * n = 81 := by",
+    "  exact ⟨8, by decide⟩",
+    [(2, "decide", decide_false("8 * 8 = 81"))],
+    2,
+    ["⟨9,"],
+    ["`omega`", "`rfl`"],
+)
+case(
+    "s8-intro-on-exists-with-hypothesis",
+    "quantifiers",
+    "example (k : ℕ) (h : k = 3) : ∃ m : ℕ, m = k + 1 := by",
+    "  intro m",
+    [(2, "intro", INTRO_N)],
+    2,
+    ["k + 1", "exists 4", "⟨4"],
+    ["re:Do (use|add|write) `intro"],
+)
+case(
+    "s8-simp-needs-definition",
+    "rewriting",
+    "def double (n : ℕ) : ℕ := 2 * n\n\ntheorem s8d (n : ℕ) : double n = n + n := by",
+    "  simp",
+    [(4, "simp", "simp made no progress")],
+    4,
+    ["simp [double]", "unfold double", "rw [double]"],
+    ["simp [h]"],
+)
+case(
+    "s8-unknown-hypothesis-never-introduced",
+    "logic",
+    "example (p q : Prop) : p → q → p := by",
+    "  intro hp\n  exact hp",
+    [(1, "by", unsolved("p q : Prop\nhp : p\n⊢ q → p"))],
+    3,
+    ["intro", "fun _ => hp"],
+    ["`exact hq`"],
 )
 
 

@@ -200,6 +200,18 @@ def strict_from_weak(
         return []
     if (normal(has.left), normal(has.right)) != (normal(want.left), normal(want.right)):
         return []
+    absolute = re.fullmatch(r"\|([^|]+)\|", normal(want.right))
+    if normal(want.left) == "0" and absolute and evidence.in_library("abs_pos", mathlib):
+        for name, typ in facts:
+            if normal(typ) == f"{absolute.group(1).strip()} ≠ 0":
+                return [
+                    (
+                        line,
+                        f"Do write `exact abs_pos.mpr {name}` on line {line}: "
+                        f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and "
+                        f"`abs_pos` turns `{name} : {normal(typ)}` into the strict `<`.",
+                    )
+                ]
     power = re.fullmatch(r"([\w'₀-₉]+)\s*\^\s*(\d+)", normal(want.right))
     if normal(want.left) == "0" and power and evidence.in_library("pow_pos", mathlib):
         base, exponent = power.groups()
@@ -214,3 +226,22 @@ def strict_from_weak(
                     )
                 ]
     return []
+
+
+def relative_for_goal(applied: str, conclusion: str, goal: str, mathlib: bool) -> str | None:
+    """`mul_nonneg` for `apply mul_pos` on a `0 ≤ a * b` goal: the lemma's conclusion differs
+    from the goal only in `<` against `≤`, and its family member for the goal's relation
+    exists."""
+    name = applied.lstrip("@").strip()
+    if not re.fullmatch(r"[\w.']+", name):
+        return None
+    want = _META.sub("?", normal(conclusion))
+    pattern = re.escape(want).replace(r"\?", r"\S+")
+    target = normal(goal)
+    swapped = target.replace("≤", "\x00").replace("<", "≤").replace("\x00", "<")
+    if re.fullmatch(pattern, target) or not re.fullmatch(pattern, swapped):
+        return None
+    # The goal is weaker (`≤`) than the lemma concludes (`<`): its `le`/`nonneg` member.
+    table = _WEAKER if "≤" in target else {v: k for k, v in _WEAKER.items()}
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), name)
+    return other if other != name and evidence.in_library(other, mathlib) else None

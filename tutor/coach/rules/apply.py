@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import families, fixes
 from tutor.coach.advice import next_step
 from tutor.coach.context import as_argument, proofs_of, same
 from tutor.coach.goals import (
@@ -84,6 +84,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         applied = (unify.group("fn") or "").strip().lstrip("@")
         conclusion = " ".join(unify.group("conclusion").split())
         facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        relative = families.relative_for_goal(applied, conclusion, goal.target, ctx.mathlib)
+        if relative:
+            return one(
+                line,
+                f"Do use `apply {relative}` on line {line} instead: `{applied}` concludes "
+                f"`{shorten(conclusion, 20)}`, a different relation from the goal "
+                f"`{shorten(goal.target, 20)}`, and `{relative}` is its relative for that one.",
+            )
         better = _concluding(goal.target, facts, applied)
         if better is not None:
             name, term = better

@@ -254,3 +254,10 @@ def dropped_fact(ctx: Context, line: int, about: set[str]) -> Advice | None:
                 "the context, so they cannot see it.",
             )
     return None
+
+
+def definitions(ctx: Context) -> list[str]:
+    """The names the exercise itself defines (`def f ...`): only these can be unfolded, and
+    simp uses their equations only when they are listed."""
+    text = ctx.statement + "\n" + ctx.text.text
+    return re.findall(r"^\s*(?:@\[[^\]]*\]\s*)?def\s+([\w'.₀-₉]+)", text, re.MULTILINE)

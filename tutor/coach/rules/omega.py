@@ -17,6 +17,7 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    definitions,
     dropped_fact,
     one,
     scene_at,
@@ -50,7 +51,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"numbers. Instead, {substituted}.",
         )
     if "no usable constraints" in message.lower():
-        defined = _definitions(ctx)
+        defined = definitions(ctx)
         if defined:
             name = defined[0]
             return one(
@@ -97,7 +98,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{instance}`: omega never uses ∀ hypotheses by itself, so it treats "
                 f"`{name} ...` as an unknown number.",
             )
-        if name in _definitions(ctx):
+        if name in definitions(ctx):
             return one(
                 line,
                 f"Do unfold `{name}` before `omega` on line {line}, with `unfold {name}` or "
@@ -198,12 +199,6 @@ def _product_fact_example(ctx: Context) -> str | None:
     if variables and facts:
         return f"have := Nat.mul_le_mul_right {variables[0]} {facts[0]}"
     return None
-
-
-def _definitions(ctx: Context) -> list[str]:
-    """The names the exercise itself defines (`def f ...`): only these can be unfolded."""
-    text = ctx.statement + "\n" + ctx.text.text
-    return re.findall(r"^\s*(?:@\[[^\]]*\]\s*)?def\s+([\w'.₀-₉]+)", text, re.MULTILINE)
 
 
 def _counterexample_names(message: str) -> set[str]:

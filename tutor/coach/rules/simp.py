@@ -13,6 +13,7 @@ from tutor.coach.rewriting import closes_by_computation, rewrites
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    definitions,
     goal_here,
     one,
     scene_at,
@@ -41,6 +42,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Don't keep `{tactic}` on line {line}: it made no progress on "
             f"`{shorten(goal.target, 30)}`. Use `{step}` there instead, which proves it "
             "directly.",
+        )
+    defined = [n for n in definitions(ctx) if goal is not None and _mentions(goal.target, n)]
+    if defined:
+        head = "norm_num" if tactic.startswith("norm_num") else "simp"
+        return one(
+            line,
+            f"Do write `{head} [{defined[0]}]` on line {line}: `{defined[0]}` is a `def` of the "
+            f"exercise, and {head} unfolds a definition only when you list it.",
         )
     if goal is not None:
         listed = _with_hypothesis(goal, scene, tactic)
@@ -93,3 +102,7 @@ def _later_step_in_block(text: AttemptText, line: int) -> bool:
         code = text.line(number).strip()
         return text.indent(number) == base and not code.startswith(("·", "|", "case ", "next"))
     return False
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", text) is not None
