@@ -128,3 +128,28 @@ def test_the_review_queue_shows_lean_s_message_beside_the_suggestion(
     client.force_login(cast.teacher)
     body = client.get(reverse("attempts:review")).content.decode()
     assert "Lean said, line 2:" in body and "simp made no progress" in body
+
+
+def test_advice_naming_an_agent_tool_is_not_shown(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tutor.coach import Feedback
+    from tutor.coach import Suggestion as Said
+
+    class ToolCoach:
+        source = "llm"
+
+        def advise(self, *args: object, **kwargs: object) -> Feedback:
+            return Feedback(
+                [
+                    Said(2, "Do search for the lemma with rg_in_mathlib before you use it here."),
+                    Said(2, "Do split the goal with `constructor` and prove each side apart."),
+                ],
+                source="llm",
+            )
+
+    monkeypatch.setattr(checking, "coach_factory", lambda source: ToolCoach())
+    outcome = _sorry_outcome(cast)
+    assert [s[1] for s in outcome.suggestions] == [
+        "Do split the goal with `constructor` and prove each side apart."
+    ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -167,7 +168,7 @@ def ask_coach(
     suggestions = [
         (max((s.line or 0) - shift, 0), s.text, s.kind, {"reveals": True} if s.reveals else {})
         for s in feedback.suggestions
-        if answers_allowed or not s.reveals
+        if (answers_allowed or not s.reveals) and not _AGENT_TOOLS.search(s.text)
     ]
     detail = (
         f"fell back from {feedback.requested_source}: {feedback.fallback_reason}"
@@ -176,6 +177,11 @@ def ask_coach(
     )
     gives_hint = any(extra.get("reveals") for *_, extra in suggestions)
     return CoachOutcome(suggestions, feedback.source, detail, gives_hint)
+
+
+# The prover's agent tools (tutor/prover/tools.py): a model coach prompted with them may name
+# them, but a student cannot run them, so such advice is not shown.
+_AGENT_TOOLS = re.compile(r"\b(rg_in_mathlib|lean_check_file|lean_write_file)\b")
 
 
 def _hints_exhausted(student_id: int | None, exercise_id: int | None) -> bool:
