@@ -15,9 +15,10 @@ Sources: compiler, ground_truth (uses each entry's reference proof), fixed (anch
 a floor), and llm only when LEANCOACH_COACH_* is configured (see docs/COACH.md).
 
 Advice correctness (bench/data/coach_advice.jsonl, built by bench/data/build_coach_advice.py):
-for 219 realistic core-Lean mistakes with real Lean wording, each with accepted fixes and
-known-wrong advice, printed per source and per part (tuning / held-out) and, for the held-out
-part, per round of writing: line hit, right (names an accepted fix and no known-wrong one),
+for realistic beginner mistakes in core Lean and Mathlib with real Lean wording, each with
+accepted fixes and known-wrong advice, printed per source and per part (tuning / held-out) and,
+for the held-out part, per round of writing; the compiler coach is told each case's library, as
+the web app tells it the course's: line hit, right (names an accepted fix and no known-wrong one),
 wrong (names a known-wrong fix), "I don't know" (neither), and explained (where the message
 shows a `?m`, `↑`, `case`, `✝` or `sorryAx`, the advice says what it means). The llm source
 runs against the local fake server (tests/tutor/coach/fake_llm_server.py): it has no model, so
@@ -25,10 +26,9 @@ it measures the pipeline (prompt with teacher examples, parsing, validation, fal
 model's quality.
 
 Rounds (see build_coach_advice.py): 1 and 2 are split by a fixed hash; 3, 4 and 5 are wholly
-held out. Each round's first measure is the fresh one; after it, its misses may have been read
-to find what the rules lacked, so only the latest round is still unseen by the rules. Fresh
-measures so far: round 3 22/34 right (1 wrong), round 4 18/27 (2 wrong, both the label's
-`decide` matching "decides", since fixed to `` `decide` ``), round 5 20/20 (0 wrong).
+held out; 6, 7 and 8 are wholly tuning. A held-out round's first measure is the fresh one;
+after it, its misses may have been read to find what the rules lacked. The measure of
+generalisation is the locked split.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
 message kind, anchored on Lean's line, the advice the issue quotes); right, wrong and "I don't

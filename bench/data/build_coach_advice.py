@@ -1,5 +1,5 @@
-"""Build bench/data/coach_advice.jsonl: realistic beginner mistakes in core Lean 4, labelled
-with the advice that is right and the advice that is known to be wrong.
+"""Build bench/data/coach_advice.jsonl: realistic beginner mistakes in Lean 4 (core, and Mathlib
+from round 6), labelled with the advice that is right and the advice that is known to be wrong.
 
 Run:  .venv/bin/python bench/data/build_coach_advice.py   (rewrites the .jsonl; deterministic)
 
@@ -81,7 +81,7 @@ def case(
     label: int,
     accept: list[str],
     wrong: list[str] | None = None,
-    wording: str = "corpus",
+    wording: str | None = None,
     explain: list[str] | None = None,
     severity: str = "error",
     library: str = "core",
@@ -119,7 +119,8 @@ def case(
             "accept": accept,
             "wrong": wrong or [],
             "explain": explain or [],
-            "wording": wording,
+            # Rounds 6 on follow Lean 4.2x-4.3x source wording, much of it not in the recordings.
+            "wording": wording or ("lean" if ROUND >= 6 else "corpus"),
             "split": _split_for(cid),
             "round": ROUND,
         }
@@ -3331,7 +3332,6 @@ case(
 )
 
 
-
 # ------------------------------------------------------------------ round 7 (all tuning)
 # More of issue 30's kinds in other forms (written to check that the round 6 rules are general
 # mechanisms, then used to tune them in turn).
@@ -3645,7 +3645,6 @@ case(
 )
 
 
-
 # ------------------------------------------------------------------ round 8 (all tuning)
 # Beginner mistakes in other spellings (`example`, `ℕ`, Mathlib's general lemmas), to check
 # that the mechanisms of rounds 6 and 7 are not bound to one wording.
@@ -3690,9 +3689,7 @@ case(
         (
             2,
             "mul_pos",
-            apply_unify(
-                "@mul_pos", "0 < ?a * ?b", "0 ≤ a * b", "a b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b"
-            ),
+            apply_unify("@mul_pos", "0 < ?a * ?b", "0 ≤ a * b", "a b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b"),
         )
     ],
     2,
