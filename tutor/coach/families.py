@@ -162,7 +162,7 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
     return [
         (
             line,
-            f"Do write `{fixed}` on line {line}: `{p.term}` proves `{shorten(p.has, 20)}`, a "
+            f"Do write `{fixed}` on line {line}: `{p.term}` proves `{shorten(has, 20)}`, a "
             f"`{'≤' if '≤' in has else '<'}`, and `{other}` is the lemma of the `{base}` family "
             "for that relation.",
         )

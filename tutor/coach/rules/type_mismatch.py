@@ -174,7 +174,7 @@ def _other_premise(
                     f"Do write `apply {name}` on line {previous} instead of "
                     f"`apply {match.group(1)}`: it leaves the premise "
                     f"`{shorten(chosen.left, 16)}`, which you cannot prove, while `{name}` needs "
-                    f"`{shorten(parts.has, 16)}`, which `{parts.term}` proves.",
+                    f"`{shorten(strip_sort(parts.has), 16)}`, which `{parts.term}` proves.",
                 )
             ]
     return []
