@@ -437,7 +437,8 @@ def measure_locked(path: Path) -> LockedReport:
             continue
         _score(report.compiler, entry, feedback)
         _score(report.baseline, entry, base)
-        library = entry.get("library") if entry.get("library") in ("core", "mathlib") else "other"
+        library = str(entry.get("library"))
+        library = library if library in ("core", "mathlib") else "other"
         _score(report.libraries.setdefault(library, AdviceRow()), entry, feedback)
     return report
 
