@@ -1,5 +1,5 @@
-"""Build bench/data/coach_advice.jsonl: realistic beginner mistakes in core Lean 4, labelled
-with the advice that is right and the advice that is known to be wrong.
+"""Build bench/data/coach_advice.jsonl: realistic beginner mistakes in Lean 4 (core, and Mathlib
+from round 6), labelled with the advice that is right and the advice that is known to be wrong.
 
 Run:  .venv/bin/python bench/data/build_coach_advice.py   (rewrites the .jsonl; deterministic)
 
@@ -36,6 +36,11 @@ ROUND = 1
 # written after that work and before the coach was run on it; its misses were read in turn.
 # Round 5 (20 cases) was written after the last rule changes, before the coach was run on it.
 WHOLLY_HELD_OUT = frozenset({3, 4, 5})
+# Round 6 is wholly tuning: written from the failure kinds issue 30 lists (confident wrong fixes,
+# generic advice where a teacher is specific), core Lean and Mathlib, to write rules against.
+# The held-out measure for that work is the locked split (coach_locked.jsonl), which is written
+# by people who never read the rules and is never looked at while changing them.
+WHOLLY_TUNING = frozenset({6, 7, 8})
 
 
 # The examples quoted in issue 15 were known (and their advice asked for) before the split, so
@@ -61,6 +66,12 @@ def split_of(case_id: str) -> str:
     return "heldout" if hashlib.sha256(case_id.encode()).digest()[0] % 3 == 0 else "tuning"
 
 
+def _split_for(cid: str) -> str:
+    if ROUND in WHOLLY_TUNING:
+        return "tuning"
+    return "heldout" if ROUND in WHOLLY_HELD_OUT else split_of(cid)
+
+
 def case(
     cid: str,
     topic: str,
@@ -70,9 +81,10 @@ def case(
     label: int,
     accept: list[str],
     wrong: list[str] | None = None,
-    wording: str = "corpus",
+    wording: str | None = None,
     explain: list[str] | None = None,
     severity: str = "error",
+    library: str = "core",
 ) -> None:
     """messages: (line, token Lean points at, text); token "by" spans the whole proof."""
     attempt = statement + "\n" + body
@@ -99,7 +111,7 @@ def case(
         {
             "id": cid,
             "topic": topic,
-            "library": "core",
+            "library": library,
             "problem": statement,
             "attempt": attempt,
             "messages": rendered,
@@ -107,8 +119,9 @@ def case(
             "accept": accept,
             "wrong": wrong or [],
             "explain": explain or [],
-            "wording": wording,
-            "split": "heldout" if ROUND in WHOLLY_HELD_OUT else split_of(cid),
+            # Rounds 6 on follow Lean 4.2x-4.3x source wording, much of it not in the recordings.
+            "wording": wording or ("lean" if ROUND >= 6 else "corpus"),
+            "split": _split_for(cid),
             "round": ROUND,
         }
     )
@@ -2816,6 +2829,971 @@ case(
     2,
     ["hqr (hpq hp)"],
     ["intro"],
+)
+
+
+# ------------------------------------------------------------------ round 6 (all tuning)
+# Issue 30's failure kinds, in the wording Lean 4.2x-4.3x prints (backticked names, "Tactic `x`
+# failed: ..."), core Lean and Mathlib. Tuning cases: the rules are written against them.
+ROUND = 6
+
+
+def apply_unify(fn: str, conclusion: str, goal: str, context: str) -> str:
+    return (
+        f"Tactic `apply` failed: could not unify the conclusion of `{fn}`\n  {conclusion}\n"
+        f"with the goal\n  {goal}\n\n{context}\n⊢ {goal}"
+    )
+
+
+def decide_false(prop: str) -> str:
+    return f"Tactic `decide` proved that the proposition\n  {prop}\nis false"
+
+
+INTRO_NONE = (
+    "Tactic `introN` failed: There are no additional binders or `let` bindings in the goal "
+    "to introduce"
+)
+CLOSERS = ["`decide`", "`rfl`", "`omega`", "`norm_num`", "`simp`", "`linarith`", "`trivial`"]
+
+# -- a wrong witness: the goal left is false, so no tactic closes it
+case(
+    "s6-exists-wrong-witness-unsolved",
+    "quantifiers",
+    "theorem s1 : ∃ n : Nat, n + 3 = 10 := by",
+    "  exists 6",
+    [(1, "by", unsolved("⊢ 6 + 3 = 10"))],
+    2,
+    ["exists 7", "⟨7,"],
+    CLOSERS,
+)
+case(
+    "s6-refine-wrong-witness-decide",
+    "quantifiers",
+    "theorem s2 : ∃ n : Nat, 2 * n = 12 := by",
+    "  refine ⟨5, ?_⟩\n  decide",
+    [(3, "decide", decide_false("2 * 5 = 12"))],
+    2,
+    ["⟨6, ?_⟩", "⟨6,", "exists 6"],
+    ["`rfl`", "`omega`", "`simp`"],
+)
+case(
+    "s6-use-wrong-witness-real",
+    "quantifiers",
+    "theorem s3 : ∃ x : ℝ, 3 * x = 12 := by",
+    "  use 3\n  norm_num",
+    [(1, "by", unsolved("⊢ False"))],
+    2,
+    ["use 4"],
+    ["`linarith`", "`nlinarith`", "`ring`", "`simp`", "`positivity`"],
+    library="mathlib",
+)
+case(
+    "s6-exists-conjunction-wrong-witness",
+    "quantifiers",
+    "theorem s4 : ∃ n : Nat, n > 5 ∧ n < 7 := by",
+    "  exists 5",
+    [(1, "by", unsolved("⊢ 5 > 5 ∧ 5 < 7"))],
+    2,
+    ["exists 6", "⟨6,"],
+    CLOSERS + ["`constructor`"],
+)
+case(
+    "s6-false-statement-rfl",
+    "nat",
+    "theorem s5 : 2 + 3 = 5 ∧ 3 * 3 = 6 := by",
+    "  constructor\n  · rfl\n  · rfl",
+    [(4, "rfl", RFL_TACTIC + "⊢ 3 * 3 = 6")],
+    4,
+    ["false"],
+    ["`decide`", "`omega`", "`simp`", "`norm_num`"],
+)
+case(
+    "s6-use-wrong-witness-mathlib-nat",
+    "quantifiers",
+    "theorem s6 : ∃ n : ℕ, n * n = 36 := by",
+    "  use 7",
+    [(1, "by", unsolved("⊢ 7 * 7 = 36"))],
+    2,
+    ["use 6"],
+    CLOSERS,
+    library="mathlib",
+)
+
+# -- an unknown name that was never bound: bind it, don't swap in the closest spelling
+case(
+    "s6-induction-ih-not-named",
+    "induction",
+    "theorem s7 (n : Nat) : 0 + n = n := by",
+    "  induction n with\n  | zero => rfl\n  | succ k => rw [← Nat.add_assoc, ih]",
+    [(4, "ih", unknown("ih"))],
+    4,
+    ["succ k ih", "re:\\| succ \\w+ ih"],
+    ["`id`", "`in`"],
+)
+case(
+    "s6-obtain-underscore-then-used",
+    "logic",
+    "theorem s8 (p q : Prop) (h : p ∧ q) : q := by",
+    "  obtain ⟨hp, _⟩ := h\n  exact hq",
+    [(3, "hq", unknown("hq"))],
+    2,
+    ["⟨hp, hq⟩"],
+    ["with `hp`", "`exact hp`"],
+)
+case(
+    "s6-cases-inr-unnamed",
+    "logic",
+    "theorem s9 (p q : Prop) (h : p ∨ q) : q ∨ p := by",
+    "  cases h with\n  | inl hp => exact Or.inr hp\n  | inr => exact Or.inl hq",
+    [(4, "hq", unknown("hq"))],
+    4,
+    ["inr hq"],
+    ["with `hp`", "`exact Or.inl hp`"],
+)
+case(
+    "s6-intro-one-of-two",
+    "quantifiers",
+    "theorem s10 : ∀ x y : Nat, x + y = y + x := by",
+    "  intro x\n  exact Nat.add_comm x y",
+    [(3, "y", unknown("y"))],
+    2,
+    ["intro x y", "intro y"],
+    ["with `x`"],
+)
+case(
+    "s6-rcases-exists-unnamed-proof",
+    "quantifiers",
+    "theorem s11 (h : ∃ n : Nat, n > 3) : ∃ m : Nat, m > 2 := by",
+    "  obtain ⟨n, _⟩ := h\n  exact ⟨n, by omega⟩",
+    [
+        (
+            3,
+            "omega",
+            "omega could not prove the goal:\na possible counterexample may satisfy the "
+            "constraints\n  n ≤ 2\nwhere\n n := n",
+        )
+    ],
+    2,
+    ["⟨n, hn⟩", "re:⟨n, h\\w*⟩"],
+    ["`decide`"],
+)
+case(
+    "s6-typo-hypothesis-in-scope",
+    "nat",
+    "theorem s12 (x : Nat) (h : 2 < x) : 1 < x := by",
+    "  exact Nat.lt_trans (by decide) hx",
+    [(2, "hx", unknown("hx"))],
+    2,
+    ["`h`", "omega"],
+    ["intro hx"],
+)
+
+# -- simp named a definition where the missing piece is a hypothesis
+case(
+    "s6-simp-needs-the-hypothesis",
+    "rewriting",
+    "theorem s13 (f : Nat → Nat) (hf : ∀ x, f x = x + 1) : f 3 = 4 := by",
+    "  simp",
+    [(2, "simp", "simp made no progress")],
+    2,
+    ["simp [hf]", "rw [hf]", "hf 3"],
+    ["simp [f]", "unfold f"],
+)
+case(
+    "s6-simp-needs-the-equation",
+    "rewriting",
+    "theorem s14 (g : Nat → Nat) (h : g 1 = 4) : g 1 * 2 = 8 := by",
+    "  simp",
+    [(2, "simp", "simp made no progress")],
+    2,
+    ["simp [h]", "rw [h]", "omega"],
+    ["simp [g]", "unfold g"],
+)
+case(
+    "s6-norm-num-needs-the-equation",
+    "rewriting",
+    "theorem s15 (x : ℝ) (h : x = 2) : x ^ 2 = 4 := by",
+    "  norm_num",
+    [(1, "by", unsolved("x : ℝ\nh : x = 2\n⊢ x ^ 2 = 4"))],
+    2,
+    ["rw [h]", "subst", "norm_num [h]", "simp [h]"],
+    ["`linarith`", "field_simp"],
+    library="mathlib",
+)
+case(
+    "s6-decide-needs-the-equation",
+    "nat",
+    "theorem s16 (n : Nat) (h : n = 3) : n * n = 9 := by",
+    "  decide",
+    [
+        (
+            2,
+            "decide",
+            "Tactic `decide` failed for proposition\n  n * n = 9\nsince its `Decidable` instance\n"
+            "  instDecidableEqNat (n * n) 9\ndid not reduce to `isTrue` or `isFalse`.",
+        )
+    ],
+    2,
+    ["subst", "rw [h]", "simp [h]"],
+    ["`omega`"],
+)
+
+# -- a tactic's precondition, not syntax and not a lemma that fails to match
+case(
+    "s6-left-on-conjunction",
+    "logic",
+    "theorem s17 (p q : Prop) (hp : p) (hq : q) : p ∧ q := by",
+    "  left\n  exact hp",
+    [
+        (
+            2,
+            "left",
+            "Tactic `left` failed: left tactic works for inductive types with exactly 2 "
+            "constructors\n\np q : Prop\nhp : p\nhq : q\n⊢ p ∧ q",
+        )
+    ],
+    2,
+    ["constructor", "⟨hp, hq⟩", "And.intro"],
+    ["syntax", "lemma"],
+)
+case(
+    "s6-positivity-not-its-form",
+    "inequalities",
+    "theorem s18 (x : ℝ) (h : 2 < x) : 1 < x := by",
+    "  positivity",
+    [(2, "positivity", "not a positivity goal")],
+    2,
+    ["linarith"],
+    ["syntax"],
+    library="mathlib",
+)
+case(
+    "s6-induction-on-implication",
+    "logic",
+    "theorem s19 (p q : Prop) (h : p → q) (hp : p) : q := by",
+    "  induction h",
+    [
+        (
+            2,
+            "induction",
+            "Tactic `induction` failed: major premise type is not an inductive type\n  p → q\n\n"
+            "p q : Prop\nh : p → q\nhp : p\n⊢ q",
+        )
+    ],
+    2,
+    ["h hp", "apply h"],
+    ["alternative", "syntax"],
+)
+case(
+    "s6-positivity-strict-but-false-at-zero",
+    "inequalities",
+    "theorem s20 (x : ℝ) : 0 < x ^ 2 := by",
+    "  positivity",
+    [
+        (
+            2,
+            "positivity",
+            "failed to prove strict positivity, but it would be possible to prove "
+            "nonnegativity if desired",
+        )
+    ],
+    2,
+    ["x ≠ 0", "0 ≤ x ^ 2"],
+    ["syntax", "`linarith`", "`nlinarith`"],
+    library="mathlib",
+)
+
+# -- apply: another hypothesis's conclusion matches the goal
+case(
+    "s6-apply-wrong-hypothesis",
+    "logic",
+    "theorem s21 (p q r : Prop) (hpq : p → q) (hqr : q → r) (hp : p) : r := by",
+    "  apply hpq\n  exact hp",
+    [
+        (
+            2,
+            "hpq",
+            apply_unify("hpq", "q", "r", "p q r : Prop\nhpq : p → q\nhqr : q → r\nhp : p"),
+        )
+    ],
+    2,
+    ["apply hqr", "hqr (hpq hp)"],
+    ["rw"],
+)
+case(
+    "s6-apply-chose-the-wrong-premise",
+    "logic",
+    "theorem s22 (p q r : Prop) (h1 : p → r) (h2 : q → r) (hq : q) : r := by",
+    "  apply h1\n  exact hq",
+    [(3, "hq", mismatch("hq", "q", "p"))],
+    2,
+    ["apply h2", "h2 hq"],
+    ["re:Do (use|add|write) `intro"],
+)
+case(
+    "s6-apply-lemma-family-lt-le",
+    "nat",
+    "theorem s23 (a b c : Nat) (h1 : a ≤ b) (h2 : b < c) : a < c := by",
+    "  exact Nat.lt_of_lt_of_le h1 h2",
+    [
+        (
+            2,
+            "h1",
+            "Application type mismatch: The argument\n  h1\nhas type\n  a ≤ b : Prop\nbut is "
+            "expected to have type\n  a < ?m.7 : Prop\nin the application\n"
+            "  Nat.lt_of_lt_of_le h1",
+        )
+    ],
+    2,
+    ["Nat.lt_of_le_of_lt h1 h2", "omega"],
+    ["Nat.le_of_lt"],
+)
+case(
+    "s6-apply-lemma-family-real",
+    "inequalities",
+    "theorem s24 (a b c : ℝ) (h1 : a < b) (h2 : b ≤ c) : a < c := by",
+    "  exact lt_of_le_of_lt h1 h2",
+    [
+        (
+            2,
+            "h1",
+            "Application type mismatch: The argument\n  h1\nhas type\n  a < b : Prop\nbut is "
+            "expected to have type\n  a ≤ ?b : Prop\nin the application\n  lt_of_le_of_lt h1",
+        )
+    ],
+    2,
+    ["lt_of_lt_of_le h1 h2", "linarith"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-abs-lt-gives-a-conjunction",
+    "inequalities",
+    "theorem s25 (x : ℝ) (h : |x| < 1) : x < 1 := by",
+    "  exact abs_lt.mp h",
+    [(2, "abs_lt.mp h", mismatch("abs_lt.mp h", "-1 < x ∧ x < 1", "x < 1"))],
+    2,
+    ["(abs_lt.mp h).2", "(abs_lt.mp h).right"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-abs-le-not-abs-lt",
+    "inequalities",
+    "theorem s26 (x : ℝ) (h : |x| ≤ 2) : x ≤ 2 := by",
+    "  exact (abs_lt.mp h).2",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  |x| ≤ 2 : Prop\nbut is "
+            "expected to have type\n  |?a| < ?b : Prop\nin the application\n  abs_lt.mp h",
+        )
+    ],
+    2,
+    ["abs_le", "le_abs_self"],
+    ["Nat."],
+    library="mathlib",
+)
+
+# -- intro on an existential goal: give the witness
+case(
+    "s6-intro-on-exists",
+    "quantifiers",
+    "theorem s27 : ∃ n : Nat, n + n = 8 := by",
+    "  intro n",
+    [(2, "intro", INTRO_NONE)],
+    2,
+    ["exists 4", "⟨4,", "refine ⟨4"],
+    ["re:Do (use|add|write) `intro"],
+)
+case(
+    "s6-intro-on-exists-real",
+    "quantifiers",
+    "theorem s28 : ∃ x : ℝ, x + 1 = 3 := by",
+    "  intro x\n  linarith",
+    [(2, "intro", INTRO_NONE)],
+    2,
+    ["use 2"],
+    ["re:Do (use|add|write) `intro"],
+    library="mathlib",
+)
+
+# -- ≤ / < / ≠ mismatches: the lemma family one name away
+case(
+    "s6-lt-for-le-real",
+    "inequalities",
+    "theorem s29 (x y : ℝ) (h : x < y) : x ≤ y := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "x < y", "x ≤ y"))],
+    2,
+    ["le_of_lt h", "h.le", "linarith"],
+    ["Nat.le_of_lt"],
+    library="mathlib",
+)
+case(
+    "s6-lt-for-ne-real",
+    "inequalities",
+    "theorem s30 (x : ℝ) (h : 0 < x) : x ≠ 0 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "0 < x", "x ≠ 0"))],
+    2,
+    ["ne_of_gt h", "h.ne'", "positivity"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s6-le-of-lt-on-a-le",
+    "inequalities",
+    "theorem s31 (x y : ℝ) (h : x ≤ y) : y ≥ x := by",
+    "  exact le_of_lt h",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  x ≤ y : Prop\nbut is "
+            "expected to have type\n  ?a < ?b : Prop\nin the application\n  le_of_lt h",
+        )
+    ],
+    2,
+    ["exact h"],
+    ["lt_of_le"],
+    library="mathlib",
+)
+case(
+    "s6-le-for-lt-succ",
+    "nat",
+    "theorem s32 (a b : Nat) (h : a ≤ b) : a < b + 1 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "a ≤ b", "a < b + 1"))],
+    2,
+    ["Nat.lt_succ_of_le h", "Nat.lt_succ_iff.mpr h", "omega"],
+    ["Nat.le_of_lt"],
+)
+
+# -- products: the fact linarith lacks
+case(
+    "s6-linarith-on-a-product",
+    "inequalities",
+    "theorem s33 (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b := by",
+    "  linarith",
+    [
+        (
+            2,
+            "linarith",
+            "linarith failed to find a contradiction\ncase a\na b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b\n"
+            "a✝ : 0 > a * b\n⊢ False failed",
+        )
+    ],
+    2,
+    ["mul_nonneg ha hb", "positivity", "nlinarith"],
+    ["omega"],
+    library="mathlib",
+)
+case(
+    "s6-linarith-on-a-square",
+    "inequalities",
+    "theorem s34 (x : ℝ) : 0 ≤ x ^ 2 + 1 := by",
+    "  linarith",
+    [
+        (
+            2,
+            "linarith",
+            "linarith failed to find a contradiction\ncase a\nx : ℝ\na✝ : 0 > x ^ 2 + 1\n"
+            "⊢ False failed",
+        )
+    ],
+    2,
+    ["positivity", "sq_nonneg", "nlinarith"],
+    ["omega"],
+    library="mathlib",
+)
+
+# -- sorry: the step, not the answer
+case(
+    "s6-sorry-first-step",
+    "logic",
+    "theorem s35 (p q : Prop) (h : p ∧ q) : q ∧ p := by",
+    "  sorry",
+    [(1, "theorem", SORRY)],
+    2,
+    ["constructor", "⟨h.2, h.1⟩", "obtain"],
+    ["Don't leave"],
+)
+case(
+    "s6-rfl-needs-symm",
+    "rewriting",
+    "theorem s36 (a b : Nat) (h : a = b) : b = a := by",
+    "  rfl",
+    [(2, "rfl", RFL_TACTIC + "a b : Nat\nh : a = b\n⊢ b = a")],
+    2,
+    ["h.symm", "Eq.symm h", "omega", "rw [h]", "subst"],
+    ["`decide`"],
+)
+
+
+# ------------------------------------------------------------------ round 7 (all tuning)
+# More of issue 30's kinds in other forms (written to check that the round 6 rules are general
+# mechanisms, then used to tune them in turn).
+ROUND = 7
+
+case(
+    "s7-exists-two-witness-one-wrong",
+    "quantifiers",
+    "theorem t1 : ∃ a b : Nat, a + b = 5 ∧ a * b = 6 := by",
+    "  exists 1, 4",
+    [(1, "by", unsolved("⊢ 1 + 4 = 5 ∧ 1 * 4 = 6"))],
+    2,
+    ["exists 2, 3", "exists 3, 2", "⟨2, 3", "⟨3, 2"],
+    CLOSERS + ["`constructor`"],
+)
+case(
+    "s7-exact-anonymous-wrong-witness",
+    "quantifiers",
+    "theorem t2 : ∃ n : Nat, 3 * n + 1 = 13 := by",
+    "  exact ⟨3, rfl⟩",
+    [(2, "rfl", mismatch("rfl", "3 * 3 + 1 = 3 * 3 + 1", "3 * 3 + 1 = 13"))],
+    2,
+    ["⟨4,"],
+    ["`decide`", "`omega`"],
+)
+case(
+    "s7-use-negative-witness-int",
+    "quantifiers",
+    "theorem t3 : ∃ z : ℤ, z + 5 = 2 := by",
+    "  use 3",
+    [(1, "by", unsolved("⊢ 3 + 5 = 2"))],
+    2,
+    ["use -3"],
+    CLOSERS,
+    library="mathlib",
+)
+case(
+    "s7-induction-cons-ih-missing",
+    "induction",
+    "theorem t4 (xs : List Nat) : (xs ++ []).length = xs.length := by",
+    "  induction xs with\n  | nil => rfl\n  | cons x xs => simp [ih]",
+    [(4, "ih", unknown("ih"))],
+    4,
+    ["cons x xs ih"],
+    ["`id`", "`in`"],
+)
+case(
+    "s7-rintro-underscore-then-used",
+    "logic",
+    "theorem t5 (p q r : Prop) : p ∧ q → q := by",
+    "  rintro ⟨hp, _⟩\n  exact hq",
+    [(3, "hq", unknown("hq"))],
+    2,
+    ["⟨hp, hq⟩"],
+    ["with `hp`"],
+)
+case(
+    "s7-match-alternative-unnamed",
+    "logic",
+    "theorem t6 (p q : Prop) (h : p ∨ q) (hpq : p → q) : q := by",
+    "  cases h with\n  | inl hp => exact hpq hp\n  | inr => exact h2",
+    [(4, "h2", unknown("h2"))],
+    4,
+    ["inr h2"],
+    ["with `hp`", "with `h`"],
+)
+case(
+    "s7-exact-or-projection",
+    "logic",
+    "theorem t7 (p q : Prop) (h : p ∨ q) (hq : q) : q := by",
+    "  exact h.2",
+    [
+        (
+            2,
+            "h.2",
+            "Invalid projection: Expected a value whose type is a structure\n  h\nhas type\n"
+            "  p ∨ q",
+        )
+    ],
+    2,
+    ["exact hq"],
+    ["h.right", "h.1"],
+)
+case(
+    "s7-anonymous-constructor-on-or",
+    "logic",
+    "theorem t8 (p q : Prop) (hp : p) : p ∨ q := by",
+    "  exact ⟨hp, _⟩",
+    [
+        (
+            2,
+            "⟨hp, _⟩",
+            "invalid constructor ⟨...⟩, expected type must be an inductive type with only one "
+            "constructor \n  p ∨ q",
+        )
+    ],
+    2,
+    ["Or.inl hp", "left"],
+    ["Or.inr"],
+)
+case(
+    "s7-constructor-on-or-then-wrong-side",
+    "logic",
+    "theorem t9 (p q : Prop) (hq : q) : p ∨ q := by",
+    "  constructor\n  exact hq",
+    [(3, "hq", mismatch("hq", "q", "p"))],
+    2,
+    ["right", "Or.inr hq"],
+    ["`left`"],
+)
+case(
+    "s7-forall-missing-proof-argument",
+    "quantifiers",
+    "theorem t10 (P Q : Nat → Prop) (h : ∀ n, P n → Q n) (h2 : P 2) : Q 2 := by",
+    "  exact h 2",
+    [(2, "h 2", mismatch("h 2", "P 2 → Q 2", "Q 2"))],
+    2,
+    ["h 2 h2", "h _ h2"],
+    ["intro"],
+)
+case(
+    "s7-rw-wrong-direction",
+    "rewriting",
+    "theorem t11 (a b : Nat) (h : a = b) (hb : b = 3) : a + 1 = 4 := by",
+    "  rw [hb]",
+    [
+        (
+            2,
+            "hb",
+            "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  b\n"
+            "in the target expression\n  a + 1 = 4\n\na b : Nat\nh : a = b\nhb : b = 3\n"
+            "⊢ a + 1 = 4",
+        )
+    ],
+    2,
+    ["rw [h, hb]", "rw [h]", "omega", "subst"],
+    ["rw [← hb]"],
+)
+case(
+    "s7-omega-nonlinear-square",
+    "nat",
+    "theorem t12 (n : Nat) (h : n = 4) : n * n = 16 := by",
+    "  omega",
+    [
+        (
+            2,
+            "omega",
+            "omega could not prove the goal:\na possible counterexample may satisfy the "
+            "constraints\n  c ≥ 17\n  b = 4\nwhere\n b := n\n c := n * n",
+        )
+    ],
+    2,
+    ["subst", "rw [h]", "simp [h]"],
+    ["nlinarith", "linarith"],
+)
+case(
+    "s7-decide-on-a-forall",
+    "nat",
+    "theorem t13 : ∀ n : Nat, n * 0 = 0 := by",
+    "  decide",
+    [
+        (
+            2,
+            "decide",
+            "failed to synthesize\n  Decidable (∀ (n : Nat), n * 0 = 0)\n\nAdditional "
+            "diagnostic information may be available using the `set_option diagnostics true` "
+            "command.",
+        )
+    ],
+    2,
+    ["intro n", "Nat.mul_zero"],
+    ["`omega`"],
+)
+case(
+    "s7-mul-pos-needs-nonneg",
+    "inequalities",
+    "theorem t14 (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b := by",
+    "  exact mul_pos ha hb",
+    [
+        (
+            2,
+            "ha",
+            "Application type mismatch: The argument\n  ha\nhas type\n  0 ≤ a : Prop\nbut is "
+            "expected to have type\n  0 < ?a : Prop\nin the application\n  mul_pos ha",
+        )
+    ],
+    2,
+    ["mul_nonneg ha hb", "positivity"],
+    ["le_of_lt"],
+    library="mathlib",
+)
+case(
+    "s7-sq-nonneg-for-strict",
+    "inequalities",
+    "theorem t15 (x : ℝ) (hx : 0 < x) : 0 < x ^ 2 := by",
+    "  exact sq_nonneg x",
+    [(2, "sq_nonneg x", mismatch("sq_nonneg x", "0 ≤ x ^ 2", "0 < x ^ 2"))],
+    2,
+    ["pow_pos hx", "positivity"],
+    ["le_of_lt", "omega"],
+    library="mathlib",
+)
+case(
+    "s7-ring-needs-the-hypothesis",
+    "rewriting",
+    "theorem t16 (x y : ℝ) (h : y = 2 * x) : y - x = x := by",
+    "  ring",
+    [(2, "ring", "ring failed, ring expressions not equal\nx y : ℝ\nh : y = 2 * x\n⊢ y - x = x")],
+    2,
+    ["rw [h]", "subst", "linarith"],
+    ["`nlinarith`", "field_simp"],
+    library="mathlib",
+)
+case(
+    "s7-linarith-needs-square-fact",
+    "inequalities",
+    "theorem t17 (a b : ℝ) : 2 * a * b ≤ a ^ 2 + b ^ 2 := by",
+    "  linarith",
+    [
+        (
+            2,
+            "linarith",
+            "linarith failed to find a contradiction\ncase a\na b : ℝ\na✝ : 2 * a * b > a ^ 2 + "
+            "b ^ 2\n⊢ False failed",
+        )
+    ],
+    2,
+    ["sq_nonneg (a - b)", "nlinarith"],
+    ["omega", "positivity"],
+    library="mathlib",
+)
+case(
+    "s7-norm-num-false-after-use",
+    "quantifiers",
+    "theorem t18 : ∃ x : ℝ, x ^ 2 = 9 ∧ x < 0 := by",
+    "  use 3\n  norm_num",
+    [(1, "by", unsolved("⊢ False"))],
+    2,
+    ["use -3"],
+    ["`linarith`", "`nlinarith`", "`positivity`"],
+    library="mathlib",
+)
+case(
+    "s7-positivity-needs-hypothesis-form",
+    "inequalities",
+    "theorem t19 (x y : ℝ) (h : x < y) : 0 < y - x := by",
+    "  positivity",
+    [(2, "positivity", "failed to prove positivity/nonnegativity/nonzeroness")],
+    2,
+    ["sub_pos.mpr h", "linarith", "sub_pos"],
+    ["syntax", "`nlinarith`"],
+    library="mathlib",
+)
+case(
+    "s7-abs-le-gives-a-conjunction",
+    "inequalities",
+    "theorem t20 (x : ℝ) (h : |x| ≤ 3) : -3 ≤ x := by",
+    "  exact abs_le.mp h",
+    [(2, "abs_le.mp h", mismatch("abs_le.mp h", "-3 ≤ x ∧ x ≤ 3", "-3 ≤ x"))],
+    2,
+    ["(abs_le.mp h).1", "(abs_le.mp h).left"],
+    ["Nat."],
+    library="mathlib",
+)
+case(
+    "s7-le-antisymm-core",
+    "nat",
+    "theorem t21 (a b : Nat) (h1 : a ≤ b) (h2 : b ≤ a) : a = b := by",
+    "  exact Nat.le_antisymm h2 h1",
+    [
+        (
+            2,
+            "h2",
+            "Application type mismatch: The argument\n  h2\nhas type\n  b ≤ a : Prop\nbut is "
+            "expected to have type\n  a ≤ b : Prop\nin the application\n  Nat.le_antisymm h2",
+        )
+    ],
+    2,
+    ["Nat.le_antisymm h1 h2", "omega"],
+    ["Nat.le_of_lt"],
+)
+case(
+    "s7-lt-irrefl-core",
+    "nat",
+    "theorem t22 (n : Nat) (h : n < n) : False := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "n < n", "False"))],
+    2,
+    ["Nat.lt_irrefl n h", "absurd h (Nat.lt_irrefl n)", "omega"],
+    ["`decide`"],
+)
+case(
+    "s7-unknown-lemma-lean3-spelling",
+    "nat",
+    "theorem t23 (a b c : Nat) : a + b + c = a + (b + c) := by",
+    "  rw [nat.add_assoc]",
+    [(2, "nat.add_assoc", unknown("nat.add_assoc"))],
+    2,
+    ["Nat.add_assoc"],
+    ["intro"],
+)
+case(
+    "s7-exact-wrong-hypothesis-among-three",
+    "logic",
+    "theorem t24 (p q r : Prop) (hp : p) (hq : q) (hr : r) : q := by",
+    "  exact hp",
+    [(2, "hp", mismatch("hp", "p", "q"))],
+    2,
+    ["exact hq"],
+    ["`intro`", "constructor"],
+)
+
+
+# ------------------------------------------------------------------ round 8 (all tuning)
+# Beginner mistakes in other spellings (`example`, `ℕ`, Mathlib's general lemmas), to check
+# that the mechanisms of rounds 6 and 7 are not bound to one wording.
+ROUND = 8
+
+case(
+    "s8-rfl-on-commutativity",
+    "nat",
+    "example (a b : ℕ) : a + b = b + a := by",
+    "  rfl",
+    [(2, "rfl", RFL_TACTIC + "a b : ℕ\n⊢ a + b = b + a")],
+    2,
+    ["Nat.add_comm a b", "omega", "Nat.add_comm"],
+    ["`decide`"],
+)
+case(
+    "s8-and-intro-swapped",
+    "logic",
+    "example (p q : Prop) (hp : p) (hq : q) : p ∧ q := by",
+    "  exact And.intro hq hp",
+    [(2, "hq", app_mismatch("And.intro hq", "hq", "q", "p"))],
+    2,
+    ["And.intro hp hq", "⟨hp, hq⟩"],
+    ["`intro`"],
+)
+case(
+    "s8-pos-for-ne-zero-nat",
+    "nat",
+    "example (n : ℕ) (h : n > 0) : n ≠ 0 := by",
+    "  exact h",
+    [(2, "h", mismatch("h", "n > 0", "n ≠ 0"))],
+    2,
+    ["Nat.ne_of_gt h", "Nat.pos_iff_ne_zero", "omega", "Nat.not_eq_zero_of_lt"],
+    ["Nat.le_of_lt"],
+)
+case(
+    "s8-apply-mul-pos-on-nonneg-goal",
+    "inequalities",
+    "example (a b : ℝ) (ha : 0 ≤ a) (hb : 0 ≤ b) : 0 ≤ a * b := by",
+    "  apply mul_pos",
+    [
+        (
+            2,
+            "mul_pos",
+            apply_unify("@mul_pos", "0 < ?a * ?b", "0 ≤ a * b", "a b : ℝ\nha : 0 ≤ a\nhb : 0 ≤ b"),
+        )
+    ],
+    2,
+    ["mul_nonneg", "positivity"],
+    ["le_of_lt"],
+    library="mathlib",
+)
+case(
+    "s8-le-of-lt-on-a-le",
+    "inequalities",
+    "example (a b : ℝ) (h : a ≤ b) : a ≤ b := by",
+    "  exact le_of_lt h",
+    [
+        (
+            2,
+            "h",
+            "Application type mismatch: The argument\n  h\nhas type\n  a ≤ b : Prop\nbut is "
+            "expected to have type\n  a < b : Prop\nin the application\n  le_of_lt h",
+        )
+    ],
+    2,
+    ["exact h"],
+    ["lt_of_le"],
+    library="mathlib",
+)
+case(
+    "s8-abs-nonneg-for-strict",
+    "inequalities",
+    "example (x : ℝ) (hx : x ≠ 0) : 0 < |x| := by",
+    "  exact abs_nonneg x",
+    [(2, "abs_nonneg x", mismatch("abs_nonneg x", "0 ≤ |x|", "0 < |x|"))],
+    2,
+    ["abs_pos.mpr hx", "positivity", "abs_pos"],
+    ["le_of_lt", "omega"],
+    library="mathlib",
+)
+case(
+    "s8-nlinarith-without-hint",
+    "inequalities",
+    "example (a b : ℝ) : a * b ≤ (a ^ 2 + b ^ 2) / 2 := by",
+    "  nlinarith",
+    [
+        (
+            2,
+            "nlinarith",
+            "linarith failed to find a contradiction\ncase a\na b : ℝ\na✝ : a * b > (a ^ 2 + "
+            "b ^ 2) / 2\n⊢ False failed",
+        )
+    ],
+    2,
+    ["sq_nonneg (a - b)"],
+    ["omega", "positivity"],
+    library="mathlib",
+)
+case(
+    "s8-exists-real-witness-wrong-use",
+    "quantifiers",
+    "example : ∃ x : ℝ, 2 * x + 1 = 6 := by",
+    "  use 2\n  norm_num",
+    [(1, "by", unsolved("⊢ False"))],
+    2,
+    ["use 5 / 2", "use 2.5"],
+    ["`linarith`", "`nlinarith`"],
+    library="mathlib",
+)
+case(
+    "s8-exists-core-wrong-witness-exact",
+    "quantifiers",
+    "example : ∃ n : ℕ, n * n = 81 := by",
+    "  exact ⟨8, by decide⟩",
+    [(2, "decide", decide_false("8 * 8 = 81"))],
+    2,
+    ["⟨9,"],
+    ["`omega`", "`rfl`"],
+)
+case(
+    "s8-intro-on-exists-with-hypothesis",
+    "quantifiers",
+    "example (k : ℕ) (h : k = 3) : ∃ m : ℕ, m = k + 1 := by",
+    "  intro m",
+    [(2, "intro", INTRO_N)],
+    2,
+    ["k + 1", "exists 4", "⟨4"],
+    ["re:Do (use|add|write) `intro"],
+)
+case(
+    "s8-simp-needs-definition",
+    "rewriting",
+    "def double (n : ℕ) : ℕ := 2 * n\n\ntheorem s8d (n : ℕ) : double n = n + n := by",
+    "  simp",
+    [(4, "simp", "simp made no progress")],
+    4,
+    ["simp [double]", "unfold double", "rw [double]"],
+    ["simp [h]"],
+)
+case(
+    "s8-unknown-hypothesis-never-introduced",
+    "logic",
+    "example (p q : Prop) : p → q → p := by",
+    "  intro hp\n  exact hp",
+    [(1, "by", unsolved("p q : Prop\nhp : p\n⊢ q → p"))],
+    3,
+    ["intro", "fun _ => hp"],
+    ["`exact hq`"],
 )
 
 

@@ -78,6 +78,9 @@ def _stack_env(var_dir: Path, redis_url: str) -> dict[str, str]:
     )
     if FAKE_REPL.exists():
         env["LEAN_REPL_CMD"] = shlex.join([sys.executable, str(FAKE_REPL)])
+        # The double has no tactic table here, so trying the coach's steps in it would reject
+        # every one (tests/webapp/test_coach_teaching.py covers the verified path).
+        env["LEANCOACH_VERIFY_HINTS"] = "0"
     return env
 
 

@@ -19,8 +19,11 @@ FAKE_REPL = Path(__file__).resolve().parents[1] / "fakes" / "fake_repl.py"
 @pytest.fixture
 def fake_lean(monkeypatch: pytest.MonkeyPatch) -> Iterator[LeanChecker]:
     """The checker the task uses, on the fake REPL. The coach is the product's default
-    (make_coach with LEANCOACH_COACH_SOURCE unset: the compiler rules, no model)."""
+    (make_coach with LEANCOACH_COACH_SOURCE unset: the compiler rules, no model), with hint
+    verification off: the double has no tactic table here, so it would reject every step
+    (tests/webapp/test_coach_teaching.py checks the verified path with a table)."""
     monkeypatch.delenv("LEANCOACH_COACH_SOURCE", raising=False)
+    monkeypatch.setenv("LEANCOACH_VERIFY_HINTS", "0")
     checker = LeanChecker(
         [sys.executable, str(FAKE_REPL)],
         timeout_s=10.0,

@@ -104,7 +104,7 @@ def test_students_cannot_see_or_flip_switches(cast: Cast, client: Client) -> Non
     assert response.status_code == 404
 
 
-def test_with_verify_hints_the_compiler_coach_checks_its_step_on_the_checker(
+def test_by_default_the_compiler_coach_checks_its_step_on_the_checker(
     cast: Cast, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
     import sys
@@ -133,7 +133,7 @@ def test_with_verify_hints_the_compiler_coach_checks_its_step_on_the_checker(
         diagnostics=[Diagnostic(2, 8, 2, 10, "error", mismatch, DiagnosticKind.TYPE_MISMATCH)],
     )
     try:
-        monkeypatch.setenv("LEANCOACH_VERIFY_HINTS", "1")
+        monkeypatch.delenv("LEANCOACH_VERIFY_HINTS", raising=False)  # on by default
         verified = checking.ask_coach(statement, "  exact hq", "", result, "")
         assert "`intro hp`" in verified.suggestions[0][1]  # the double accepted the step
         # A statement the double cannot step (no `→` goal for `intro`): the concrete step goes.
@@ -145,9 +145,9 @@ def test_with_verify_hints_the_compiler_coach_checks_its_step_on_the_checker(
         )
         rejected = checking.ask_coach(statement2, "  exact h", "", result2, "")
         assert "did not check in Lean" in rejected.suggestions[0][1]
-        monkeypatch.delenv("LEANCOACH_VERIFY_HINTS")
+        monkeypatch.setenv("LEANCOACH_VERIFY_HINTS", "0")
         unverified = checking.ask_coach(statement2, "  exact h", "", result2, "")
-        assert "Nat.le_of_lt" in unverified.suggestions[0][1]
+        assert "Do try to write `exact Nat.le_of_lt h`" in unverified.suggestions[0][1]
     finally:
         checker.close()
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach import evidence
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
+from tutor.coach.rewriting import closes_by_computation, rewrites
 
 
 def _norm(text: str) -> str:
@@ -193,6 +195,21 @@ def derived_step(goal: Goal) -> str | None:
     return f"close it with `exact {proofs[0]}`: {why}"
 
 
+def substitution_step(goal: Goal, mathlib: bool) -> str | None:
+    """`simp [h]` (`norm_num [h]` with Mathlib) when a hypothesis `h : x = 2` gives a variable
+    of the goal a value and the goal is then true by computation (evaluated, not assumed)."""
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    domain = evidence.domain_of_text(goal.target, goal.variable_types())
+    for found in rewrites(facts, goal.target):
+        if found.substitution and closes_by_computation(found, domain):
+            closer = f"norm_num [{found.name}]" if mathlib else f"simp [{found.name}]"
+            return (
+                f"close it with `{closer}` (or `rw [{found.name}]` first): with `{found.name}` "
+                f"the goal becomes `{shorten(found.target, 24)}`, true by computation"
+            )
+    return None
+
+
 def next_step(goal: Goal, mathlib: bool) -> str:
     """An imperative phrase naming a tactic that fits the goal's shape."""
     matched = hypothesis_match(goal)
@@ -201,6 +218,9 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     built = derived_step(goal)
     if built:
         return built
+    substituted = substitution_step(goal, mathlib)
+    if substituted:
+        return substituted
     split = split_target(goal.target)
     shape = split.shape
     if shape is Shape.AND:
@@ -254,3 +274,25 @@ def contradiction_step(goal: Goal) -> str:
     if domain_of(" ".join(t for _, t in facts), goal.variable_types()) is Domain.NAT:
         return "close it with `omega`, which finds contradictions among linear facts"
     return "find two hypotheses that contradict each other and use `contradiction` or `simp at h`"
+
+
+def first_step(goal: Goal, mathlib: bool) -> str | None:
+    """The kind of first step the goal's shape asks for, naming no term or tactic that closes it
+    outright (for a `sorry` the student has not started on: the answer is a hint, not this)."""
+    split = split_target(goal.target)
+    shape = split.shape
+    if shape is Shape.AND:
+        return "it is an ∧, so split it with `constructor` and prove each part in its own `·` block"
+    if shape is Shape.IFF:
+        return "it is an ↔, so split it with `constructor` and prove each direction"
+    if shape in (Shape.IMPLIES, Shape.NOT):
+        return "start with `intro h` to assume the premise, then prove what remains"
+    if shape is Shape.FORALL:
+        names = " ".join(binder_names(goal.target)) or "x"
+        return f"start with `intro {names}`, then prove the statement for those values"
+    if shape is Shape.EXISTS:
+        tactic = "use" if mathlib else "exists"
+        return f"it is an ∃, so choose a value with `{tactic}` and then prove its property"
+    if shape is Shape.OR:
+        return "it is an ∨, so choose the side you can prove with `left` or `right`"
+    return None

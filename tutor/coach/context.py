@@ -57,8 +57,14 @@ def _trace(statement: str, text: AttemptText, line: int) -> _Scope:
             continue
         intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
         if intro and goal is not None:
-            for name in intro.group(1).split():
-                goal = _peel(goal, name, facts)
+            for name in re.findall(r"⟨[^⟨⟩]*⟩|[^\s⟨⟩]+", intro.group(1)):
+                if name.startswith("⟨"):  # `rintro ⟨hp, hq⟩`: peel, then take it apart
+                    goal = _peel(goal, "\x00", facts)
+                    if goal is not None:
+                        premise = facts.pop()[1]
+                        _split_pattern([n.strip() for n in name[1:-1].split(",")], premise, facts)
+                else:
+                    goal = _peel(goal, name, facts)
                 if goal is None:
                     break
             continue
@@ -115,8 +121,13 @@ def _destructure(code: str, facts: list[Fact]) -> bool:
     )
     names = [n.strip() for n in names_text.split(",")]
     typ = dict(facts).get(source)
-    if typ is None:
-        return True
+    if typ is not None:
+        _split_pattern(names, typ, facts)
+    return True
+
+
+def _split_pattern(names: list[str], typ: str, facts: list[Fact]) -> None:
+    """Record what `⟨a, b, c⟩` names when it takes apart a fact of type `typ` (∧ and ∃)."""
     for name in names[:-1]:
         split = split_target(typ)
         if split.shape is Shape.AND:
@@ -125,11 +136,10 @@ def _destructure(code: str, facts: list[Fact]) -> bool:
             continue
         exists = re.match(r"^∃\s*\(?\s*([\w'₀-₉]+)\s*(?::\s*[^,)]+)?\)?\s*,\s*(.+)$", typ)
         if not exists:
-            return True
+            return
         facts.append((name, ""))
         typ = _rename(exists.group(2), exists.group(1), name)
     facts.append((names[-1], typ))
-    return True
 
 
 def _have(code: str, facts: list[Fact]) -> bool:

@@ -8,13 +8,10 @@ word rule, which is for advice about an attempt.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor.coach.types import Feedback, Suggestion
+from tutor.coach.types import AdviceRequest, BaseCoach, Feedback, Suggestion
 from tutor.coach.validation import kind_of
-from tutor.lean.types import Diagnostic
 
 DEFAULT_TEXT = "Think before you answer."
 
@@ -28,24 +25,16 @@ class FixedCoachConfig:
             raise ValueError("fixed coach text is empty: pass text='Think before you answer.'")
 
 
-class FixedCoach:
+class FixedCoach(BaseCoach):
     source = "fixed"
 
     def __init__(self, config: FixedCoachConfig | None = None) -> None:
         self.config = config or FixedCoachConfig()
 
-    def advise(
-        self,
-        statement: str,
-        attempt: str,
-        diagnostics: Sequence[Diagnostic],
-        reference_proof: str | None = None,
-    ) -> Feedback:
-        started = time.perf_counter()
+    def answer(self, request: AdviceRequest) -> Feedback:
         text = self.config.text.strip()
         return Feedback(
             suggestions=[Suggestion(line=None, text=text, kind=kind_of(text))],
             source=self.source,
             prompt_version="fixed.v1",
-            latency_ms=(time.perf_counter() - started) * 1000,
         )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor.coach import context
+from tutor.coach import context, evidence
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import Goal, Hypothesis, Shape, is_nonlinear, shorten, split_target
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -157,7 +157,6 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _derived,
         _hypothesis_fits,
         _hypothesis_states_it,
-        _le_of_lt,
         _linear_omega,
     ):
         advice = rule(parts, scene)
@@ -264,7 +263,8 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
-_SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
+# `constructor` on an ∨ applies its first constructor, `Or.inl`: it chooses the left side.
+_SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|constructor|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
 
 
 def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
@@ -280,7 +280,7 @@ def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
     split = split_target(goal)
     if split.shape is not Shape.OR:
         return []
-    chose_left = step.group(1) in ("left",) or step.group(1).endswith("inl")
+    chose_left = step.group(1) in ("left", "constructor") or step.group(1).endswith("inl")
     other = split.right if chose_left else split.left
     if not context.same(p.has, other):
         return []
@@ -697,15 +697,10 @@ def _hypothesis_states_it(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
-def _le_of_lt(p: Mismatch, s: Scene) -> list[Advice]:
-    has, want = split_target(p.has), split_target(p.expected)
-    same_sides = (_norm(has.left), _norm(has.right)) == (_norm(want.left), _norm(want.right))
-    if has.shape is Shape.LT and want.shape is Shape.LE and same_sides:
-        return [_term_advice(s, f"Nat.le_of_lt {p.term}", "a strict `<` gives `≤`")]
-    return []
-
-
 def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
+    # `?a < ?b` is a lemma's premise, not a goal; and omega knows only ℕ and ℤ.
+    if "?" in p.expected or evidence.domain_of_text(s.statement) == evidence.REAL:
+        return []
     if not is_linear_arith(p.expected, s.variable_types()):
         return []
     return [

@@ -10,14 +10,12 @@ With no reference proof the compiler rules answer and fallback_reason says so.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tutor.coach.compiler import CompilerCoach, primary_diagnostics
 from tutor.coach.names import CORE_LEMMAS, MATHLIB_LEMMAS
 from tutor.coach.source import AttemptText
-from tutor.coach.types import MAX_SUGGESTIONS, Feedback, Suggestion
+from tutor.coach.types import MAX_SUGGESTIONS, AdviceRequest, BaseCoach, Feedback, Suggestion
 from tutor.lean.types import Diagnostic, DiagnosticKind
 
 PROMPT_VERSION = "ground_truth.v1"
@@ -64,22 +62,16 @@ def _strip_case_prefix(line: str) -> str:
         text = stripped
 
 
-class GroundTruthCoach:
+class GroundTruthCoach(BaseCoach):
     source = "ground_truth"
 
     def __init__(self) -> None:
         self.compiler = CompilerCoach()
 
-    def advise(
-        self,
-        statement: str,
-        attempt: str,
-        diagnostics: Sequence[Diagnostic],
-        reference_proof: str | None = None,
-    ) -> Feedback:
-        started = time.perf_counter()
+    def answer(self, request: AdviceRequest) -> Feedback:
+        statement, attempt, diagnostics = request.statement, request.attempt, request.diagnostics
         compiler_suggestions = self.compiler.suggest(statement, attempt, diagnostics)
-        steps = reference_steps(reference_proof) if reference_proof else []
+        steps = reference_steps(request.reference_proof) if request.reference_proof else []
         chosen = primary_diagnostics(diagnostics)
         if not steps or not chosen:
             reason = (
@@ -93,7 +85,6 @@ class GroundTruthCoach:
                 requested_source=self.source,
                 prompt_version=PROMPT_VERSION,
                 fallback_reason=reason,
-                latency_ms=(time.perf_counter() - started) * 1000,
             )
         anchor = next((s.line for s in compiler_suggestions if s.line is not None), chosen[0].line)
         hint = _hint(AttemptText(attempt), anchor, chosen[0], steps)
@@ -102,7 +93,6 @@ class GroundTruthCoach:
             suggestions=suggestions[:MAX_SUGGESTIONS],
             source=self.source,
             prompt_version=PROMPT_VERSION,
-            latency_ms=(time.perf_counter() - started) * 1000,
         )
 
 

@@ -7,8 +7,7 @@ cached, so the model is asked again next time.
 from __future__ import annotations
 
 import hashlib
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from tutor.coach.cache import CacheConfig, FeedbackCache, cache_key
 from tutor.coach.compiler import CompilerCoach
@@ -16,11 +15,10 @@ from tutor.coach.llm_client import LLMClient, LLMConfig
 from tutor.coach.model_coach import ModelAnswer, advise_with_model
 from tutor.coach.prompts import DEFAULT_PROMPT, get_variant
 from tutor.coach.teaching import TeacherExample, render_examples
-from tutor.coach.types import Feedback
-from tutor.lean.types import Diagnostic
+from tutor.coach.types import AdviceRequest, BaseCoach, Feedback
 
 
-class LLMCoach:
+class LLMCoach(BaseCoach):
     source = "llm"
 
     def __init__(
@@ -42,33 +40,23 @@ class LLMCoach:
         reply = self.client.complete(system, messages)
         return ModelAnswer(reply.text, reply.error)
 
-    def advise(
-        self,
-        statement: str,
-        attempt: str,
-        diagnostics: Sequence[Diagnostic],
-        reference_proof: str | None = None,
-    ) -> Feedback:
-        started = time.perf_counter()
+    def answer(self, request: AdviceRequest) -> Feedback:
         model = f"{self.client.config.provider}:{self.client.model}"
         examples = render_examples(self.examples)
         version = self.variant.version
         if examples:  # the examples change the prompt, so they are part of the cache key
             version += "+ex:" + hashlib.sha256(examples.encode()).hexdigest()[:12]
-        key = cache_key(statement, attempt, diagnostics, version, model)
+        key = cache_key(request.statement, request.attempt, request.diagnostics, version, model)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 feedback = Feedback.from_dict(hit)
                 feedback.cached = True
-                feedback.latency_ms = (time.perf_counter() - started) * 1000
                 return feedback
         feedback = advise_with_model(
             self._complete,
             self.variant,
-            statement,
-            attempt,
-            diagnostics,
+            request,
             source=self.source,
             model=model,
             fallback=self.fallback,

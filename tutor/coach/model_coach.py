@@ -9,15 +9,13 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tutor.coach.compiler import CompilerCoach
 from tutor.coach.prompts import PromptVariant, render_user, repair_request
-from tutor.coach.types import Feedback
+from tutor.coach.types import AdviceRequest, Feedback
 from tutor.coach.validation import ParsedFeedback, parse_feedback
-from tutor.lean.types import Diagnostic
 
 
 @dataclass
@@ -32,9 +30,7 @@ Complete = Callable[[str, list[dict[str, str]]], ModelAnswer]
 def advise_with_model(
     complete: Complete,
     variant: PromptVariant,
-    statement: str,
-    attempt: str,
-    diagnostics: Sequence[Diagnostic],
+    request: AdviceRequest,
     *,
     source: str,
     model: str | None,
@@ -42,7 +38,7 @@ def advise_with_model(
     retry_invalid: bool = True,
     examples: str = "",
 ) -> Feedback:
-    started = time.perf_counter()
+    statement, attempt, diagnostics = request.statement, request.attempt, request.diagnostics
     n_lines = len(attempt.split("\n"))
     content = render_user(variant, statement, attempt, diagnostics, examples)
     messages = [{"role": "user", "content": content}]
@@ -65,7 +61,6 @@ def advise_with_model(
             suggestions=parsed.suggestions,
             source=source,
             prompt_version=variant.version,
-            latency_ms=(time.perf_counter() - started) * 1000,
             model=model,
             repairs=parsed.repairs,
         )
@@ -78,5 +73,4 @@ def advise_with_model(
     feedback.requested_source = source
     feedback.fallback_reason = reason
     feedback.model = model
-    feedback.latency_ms = (time.perf_counter() - started) * 1000
     return feedback

@@ -15,8 +15,7 @@ from typing import Any, Protocol
 from tutor.coach.compiler import CompilerCoach
 from tutor.coach.model_coach import ModelAnswer, advise_with_model
 from tutor.coach.prompts import DEFAULT_PROMPT, get_variant
-from tutor.coach.types import Feedback
-from tutor.lean.types import Diagnostic
+from tutor.coach.types import AdviceRequest, BaseCoach, Feedback
 
 
 class CoachPolicy(Protocol):
@@ -47,7 +46,7 @@ class SelfCoachConfig:
             raise ValueError("max_tokens must be at least 16 to fit three suggestions")
 
 
-class SelfCoach:
+class SelfCoach(BaseCoach):
     source = "self"
 
     def __init__(self, policy: CoachPolicy, config: SelfCoachConfig | None = None) -> None:
@@ -90,19 +89,11 @@ class SelfCoach:
             max_tokens=self.config.max_tokens,
         )
 
-    def advise(
-        self,
-        statement: str,
-        attempt: str,
-        diagnostics: Sequence[Diagnostic],
-        reference_proof: str | None = None,
-    ) -> Feedback:
+    def answer(self, request: AdviceRequest) -> Feedback:
         return advise_with_model(
             self._complete,
             self.variant,
-            statement,
-            attempt,
-            diagnostics,
+            request,
             source=self.source,
             model=self.model_name,
             fallback=self.fallback,

@@ -16,13 +16,12 @@ tables (webapp/attempts/teaching.py); nothing here imports Django.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tutor.coach.goals import parse_goals, split_target
-from tutor.coach.types import Coach, Feedback, Suggestion
+from tutor.coach.types import AdviceRequest, BaseCoach, Coach, Feedback, Suggestion
 from tutor.coach.validation import kind_of
 from tutor.lean.types import Diagnostic
 
@@ -105,26 +104,18 @@ def suppressed_kinds(
 
 
 @dataclass
-class TaughtCoach:
+class TaughtCoach(BaseCoach):
     """Any coach, plus what teachers taught it for one exercise."""
 
     inner: Coach
     bank: ExampleBank = field(default_factory=ExampleBank)
     suppressed: frozenset[str] = frozenset()
 
-    @property
-    def source(self) -> str:
-        return self.inner.source
+    def __post_init__(self) -> None:
+        self.source = self.inner.source  # it answers as the coach it wraps
 
-    def advise(
-        self,
-        statement: str,
-        attempt: str,
-        diagnostics: Sequence[Diagnostic],
-        reference_proof: str | None = None,
-    ) -> Feedback:
-        started = time.perf_counter()
-        first = primary(diagnostics)
+    def answer(self, request: AdviceRequest) -> Feedback:
+        first = primary(request.diagnostics)
         if first is not None and str(first.kind) in self.suppressed:
             return Feedback(
                 [
@@ -137,11 +128,12 @@ class TaughtCoach:
                 ],
                 source=self.inner.source,
                 prompt_version="teacher-suppressed",
-                latency_ms=(time.perf_counter() - started) * 1000,
             )
         if hasattr(self.inner, "examples"):
-            self.inner.examples = self.bank.retrieve(diagnostics)
-        feedback = self.inner.advise(statement, attempt, diagnostics, reference_proof)
+            self.inner.examples = self.bank.retrieve(request.diagnostics)
+        feedback = self.inner.advise(
+            request.statement, request.attempt, request.diagnostics, request.reference_proof
+        )
         taught = self.bank.exact(first) if first is not None else None
         if taught is not None and feedback.source == "compiler":
             line = feedback.suggestions[0].line

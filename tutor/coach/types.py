@@ -1,11 +1,15 @@
 """The coach's public result types: a contract read by the web app, training and the bench.
 
 A Suggestion is one piece of advice anchored to a line of the attempt; Feedback is what one
-coach call returns (1-3 suggestions) plus where it came from and what it cost.
+coach call returns (1-3 suggestions) plus where it came from and what it cost. Every source
+derives from BaseCoach, which owns `advise` (the public signature and the latency it records)
+and asks the source's `answer` for the advice.
 """
 
 from __future__ import annotations
 
+import time
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -28,6 +32,10 @@ class Suggestion:
     line: int | None
     text: str
     kind: SuggestionKind = "do"
+    # True when the advice gives away the answer to a step the student has not attempted (the
+    # whole proof of a `sorry`): a hint, which the web app offers only after the exercise's
+    # own hints and counts as one.
+    reveals: bool = False
 
     def __post_init__(self) -> None:
         if self.line is not None and self.line < 1:
@@ -38,7 +46,10 @@ class Suggestion:
             raise ValueError("a suggestion needs some text")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "text": self.text, "kind": self.kind}
+        data: dict[str, Any] = {"line": self.line, "text": self.text, "kind": self.kind}
+        if self.reveals:  # only when set: stored feedback keeps its shape otherwise
+            data["reveals"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Suggestion:
@@ -48,6 +59,7 @@ class Suggestion:
             line=int(line) if line is not None else None,
             text=str(data["text"]),
             kind="dont" if kind == "dont" else "do",
+            reveals=bool(data.get("reveals", False)),
         )
 
 
@@ -135,3 +147,38 @@ class Coach(Protocol):
         diagnostics: Sequence[Diagnostic],
         reference_proof: str | None = None,
     ) -> Feedback: ...
+
+
+@dataclass(frozen=True)
+class AdviceRequest:
+    """What a coach is asked about: the theorem as posed, the whole attempt (statement and
+    proof), Lean's messages for it (lines refer to the attempt), and a reference proof when the
+    caller has one (only the ground_truth source reads it)."""
+
+    statement: str
+    attempt: str
+    diagnostics: Sequence[Diagnostic]
+    reference_proof: str | None = None
+
+
+class BaseCoach(ABC):
+    """The one `advise` every source shares: it records the call's latency on the Feedback;
+    a source implements `answer`."""
+
+    source: str
+
+    def advise(
+        self,
+        statement: str,
+        attempt: str,
+        diagnostics: Sequence[Diagnostic],
+        reference_proof: str | None = None,
+    ) -> Feedback:
+        started = time.perf_counter()
+        feedback = self.answer(AdviceRequest(statement, attempt, diagnostics, reference_proof))
+        feedback.latency_ms = (time.perf_counter() - started) * 1000
+        return feedback
+
+    @abstractmethod
+    def answer(self, request: AdviceRequest) -> Feedback:
+        """The source's advice for one attempt (latency is recorded by `advise`)."""

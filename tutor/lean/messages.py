@@ -194,10 +194,15 @@ _RULES: tuple[tuple[DiagnosticKind, tuple[str, ...]], ...] = (
         ),
     ),
     # Last: any other named tactic that reports failure ("ring failed", "Tactic `norm_num`
-    # failed: ...", "`exact?` could not close the goal", "positivity failed to prove ...").
+    # failed: ...", "`exact?` could not close the goal", "positivity failed to prove ..."), and
+    # Mathlib positivity's own wording (Mathlib/Tactic/Positivity/Core.lean: "not a positivity
+    # goal", "failed to prove positivity/nonnegativity/nonzeroness", "failed to prove strict
+    # positivity, but it would be possible to prove nonnegativity if desired").
     (
         K.TACTIC_FAILED,
         (
+            r"not a positivity goal",
+            r"failed to prove (strict )?(positivity|nonnegativity|nonzeroness)",
             r"(tactic )?[\w?_!.]+ failed",
             r"[\w?_!.]+ could not (close|prove)",
             r"(tactic )?[\w?_!.]+ made no progress",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,14 +42,18 @@ coach_factory: Callable[[str], Any] = _default_coach
 
 
 def _with_verifier(coach: Any, header: str) -> Any:
-    """With LEANCOACH_VERIFY_HINTS=1, the compiler coach tries its concrete steps in Lean
-    (tutor/coach/verify.py) on the same pooled checker before offering them."""
+    """The compiler coach tries its concrete steps in Lean (tutor/coach/verify.py, within its
+    stated budget) on the same pooled checker before offering them: on by default wherever Lean
+    runs (this is only reached after Lean checked the attempt); LEANCOACH_VERIFY_HINTS=0 turns it
+    off, and the coach then words its steps as something to try."""
     from tutor.coach.compiler import CompilerCoach
     from tutor.coach.verify import HintVerifier
 
-    if os.environ.get("LEANCOACH_VERIFY_HINTS", "") != "1" or not isinstance(coach, CompilerCoach):
+    if os.environ.get("LEANCOACH_VERIFY_HINTS", "1") == "0" or not isinstance(coach, CompilerCoach):
         return coach
     checker = checker_factory()
+    if not callable(getattr(checker, "session", None)):
+        return coach  # a checker without REPL sessions cannot try a step
     coach.config = replace(coach.config, verifier=HintVerifier(lambda: checker.session(header)))
     return coach
 
@@ -105,9 +110,24 @@ def to_proof_lines(diagnostic: Diagnostic, offset: int) -> Diagnostic:
 
 @dataclass
 class CoachOutcome:
-    suggestions: list[tuple[int, str, str]]  # (proof line or 0, text, kind)
+    # (proof line or 0, text, kind, extra): extra {"reveals": True} marks a coach hint
+    suggestions: list[tuple[int, str, str, dict[str, Any]]]
     source: str
     detail: str = ""  # fallback reason or why there is no advice
+    # A suggestion that gives an answer away was kept: it counts as a hint the student used.
+    gives_hint: bool = False
+
+
+def _for_course(coach: Any, header: str, statement: str) -> Any:
+    """The compiler coach told whether the course has Mathlib (the exercise's header imports
+    it): a core-Lean course never hears of Mathlib tactics and lemmas."""
+    from tutor.coach.compiler import CompilerCoach, uses_mathlib
+
+    if not isinstance(coach, CompilerCoach) or coach.config.mathlib is not None:
+        return coach
+    mathlib = "Mathlib" in header or uses_mathlib(statement)
+    coach.config = replace(coach.config, mathlib=mathlib)
+    return coach
 
 
 def ask_coach(
@@ -121,9 +141,14 @@ def ask_coach(
 ) -> CoachOutcome:
     """The coach reads the statement and proof as one text (with the document's lines, so
     Lean's positions match); its suggestions are shifted back to proof lines. With what
-    the student's own teachers taught it (webapp/attempts/teaching.py)."""
+    the student's own teachers taught it (webapp/attempts/teaching.py). An accepted
+    proof gets none (there is nothing to fix, and advice there only fills the review queue);
+    advice that gives the answer away is kept only for a student who has opened every hint
+    the exercise has, and then counts as a hint (`gives_hint`)."""
     from tutor.coach.types import CoachUnavailable
 
+    if result.valid:
+        return CoachOutcome([], "")
     source = coach_source()
     document = statement.rstrip("\n") + "\n" + proof
     shift = len(statement.rstrip("\n").split("\n"))
@@ -132,17 +157,39 @@ def ask_coach(
     try:
         from webapp.attempts.teaching import taught
 
-        coach = taught(_with_verifier(coach_factory(source), header), exercise_id, student_id)
+        coach = _for_course(_with_verifier(coach_factory(source), header), header, statement)
+        coach = taught(coach, exercise_id, student_id)
         feedback = coach.advise(statement, document, diagnostics, reference_proof or None)
     except CoachUnavailable as exc:
         return CoachOutcome([], source, f"The coach ({source}) is unavailable: {exc}")
     except Exception as exc:  # the verdict stands even if advice fails; say so
         log.exception("the coach (%s) failed", source)
         return CoachOutcome([], source, f"The coach ({source}) failed: {exc}")
-    suggestions = [(max((s.line or 0) - shift, 0), s.text, s.kind) for s in feedback.suggestions]
+    answers_allowed = _hints_exhausted(student_id, exercise_id)
+    suggestions = [
+        (max((s.line or 0) - shift, 0), s.text, s.kind, {"reveals": True} if s.reveals else {})
+        for s in feedback.suggestions
+        if (answers_allowed or not s.reveals) and not _AGENT_TOOLS.search(s.text)
+    ]
     detail = (
         f"fell back from {feedback.requested_source}: {feedback.fallback_reason}"
         if feedback.fell_back
         else ""
     )
-    return CoachOutcome(suggestions, feedback.source, detail)
+    gives_hint = any(extra.get("reveals") for *_, extra in suggestions)
+    return CoachOutcome(suggestions, feedback.source, detail, gives_hint)
+
+
+# The prover's agent tools (tutor/prover/tools.py): a model coach prompted with them may name
+# them, but a student cannot run them, so such advice is not shown.
+_AGENT_TOOLS = re.compile(r"\b(rg_in_mathlib|lean_check_file|lean_write_file)\b")
+
+
+def _hints_exhausted(student_id: int | None, exercise_id: int | None) -> bool:
+    """The student has opened every hint the exercise has (or it has none): only then is an
+    answer from the coach offered."""
+    if student_id is None or exercise_id is None:
+        return False
+    from webapp.courses.lessons import hints_exhausted
+
+    return hints_exhausted(student_id, exercise_id)

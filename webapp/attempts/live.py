@@ -191,6 +191,8 @@ def editor_data(
         {"line": line(s.line), "text": _shown_text(s)}
         for s in suggestions  # _with_shown_reviews: the one access rule, as the panel applies it
         if s.shown_review != Suggestion.Review.REJECTED  # type: ignore[attr-defined]
+        # A coach hint gives a step away: the panel shows it folded, the editor not inline.
+        and not s.reveals
     ]
     tactics = [
         {

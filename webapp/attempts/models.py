@@ -130,6 +130,11 @@ class LineDiagnostic(models.Model):
     def __str__(self) -> str:
         return f"{self.severity} at line {self.line}: {self.message[:40]}"
 
+    @property
+    def source_line(self) -> int:
+        """The line in statement + proof (what the review queue numbers lines by)."""
+        return self.attempt.source_line(self.line)
+
 
 class Suggestion(models.Model):
     """One of the coach's 1-3 line-anchored suggestions, and its teacher review."""
@@ -158,6 +163,18 @@ class Suggestion(models.Model):
     @property
     def source_line(self) -> int:
         return self.attempt.source_line(self.line)
+
+    @property
+    def reveals(self) -> bool:
+        """The coach's answer to a step the student had not attempted: a hint, not advice."""
+        return bool((self.extra or {}).get("reveals"))
+
+    def lean_messages(self) -> list[LineDiagnostic]:
+        """Lean's errors and warnings on the attempt (what a reviewer judges the suggestion
+        against), those on the suggestion's own line first. Reads `attempt.diagnostics`, so a
+        list of suggestions should prefetch it."""
+        shown = [d for d in self.attempt.diagnostics.all() if d.severity in ("error", "warning")]
+        return sorted(shown, key=lambda d: (d.line != self.line, d.line, d.column))
 
 
 class CuratedFeedback(models.Model):

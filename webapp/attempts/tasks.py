@@ -14,6 +14,7 @@ from webapp.attempts import checking, live, sweeper
 from webapp.attempts.actions import do_record_solved
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.core import metrics
+from webapp.courses.lessons import do_count_coach_hint
 from webapp.courses.models import Exercise
 
 log = logging.getLogger(__name__)
@@ -191,9 +192,18 @@ def _finish(
             attempt.coach_detail = coach.detail
             fields += ["coach_source", "coach_detail"]
             Suggestion.objects.bulk_create(
-                Suggestion(attempt=attempt, line=line, text=text, kind=kind, source=coach.source)
-                for line, text, kind in coach.suggestions
+                Suggestion(
+                    attempt=attempt,
+                    line=line,
+                    text=text,
+                    kind=kind,
+                    source=coach.source,
+                    extra=extra,
+                )
+                for line, text, kind, extra in coach.suggestions
             )
+            if coach.gives_hint:
+                do_count_coach_hint(attempt.student_id, attempt.exercise_id)
         attempt.save(update_fields=fields)
     metrics.record_check(attempt)
     do_record_solved(attempt)

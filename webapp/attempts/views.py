@@ -30,6 +30,7 @@ from webapp.attempts.models import Attempt, Suggestion
 from webapp.core.limits import limit_message, over_limit
 from webapp.courses.access import visible_exercise
 from webapp.courses.forms import ProofForm
+from webapp.courses.lessons import COACH_HINT_INDEX
 from webapp.courses.models import Exercise, HintOpening
 from webapp.provers.access import visible_runs
 from webapp.provers.models import HEAVY_RUN_FIELDS
@@ -136,11 +137,13 @@ def attempt_detail(request: AuthedRequest, pk: int) -> HttpResponse:
     # the prover was asked (the same rule as for the attempt).
     runs = visible_runs(request.user).filter(user=attempt.student, exercise=attempt.exercise)
     opened = HintOpening.objects.filter(student=attempt.student, exercise=attempt.exercise)
+    indexes = set(opened.values_list("index", flat=True))
     context = {
         **live.attempt_context(attempt),
         "prover_runs": runs.defer(*HEAVY_RUN_FIELDS)[:20],
-        "hints_opened": opened.count(),
+        "hints_opened": len(indexes - {COACH_HINT_INDEX}),
         "hints_total": len(attempt.exercise.hints or []),
+        "coach_hint": COACH_HINT_INDEX in indexes,
     }
     return render(request, "attempts/attempt.html", context)
 
@@ -164,6 +167,7 @@ def review_queue(request: AuthedRequest) -> HttpResponse:
         )
     show_all = request.GET.get("show") == "all"
     suggestions = reviewable_suggestions(request.user).select_related("curated__teacher")
+    suggestions = suggestions.prefetch_related("attempt__diagnostics")  # Lean's messages
     if not show_all:
         suggestions = suggestions.filter(review=Suggestion.Review.PENDING)
     suggestions = suggestions.order_by("-attempt__created_at", "line")[:REVIEW_PAGE_SIZE]

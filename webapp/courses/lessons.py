@@ -56,6 +56,30 @@ def hint_state(student: Any, exercise: Exercise) -> HintState:
     return HintState(opened=opened, next_index=next_index, total=len(hints))
 
 
+# The index a coach hint is counted under: one past the exercise's own hints, so teachers see
+# it among the hints a student used (and it never shows as one of the exercise's hints).
+COACH_HINT_INDEX = Exercise.MAX_HINTS
+
+
+def hints_exhausted(student_id: int, exercise_id: int) -> bool:
+    """Every hint of the exercise is open for the student (true when it has none)."""
+    hints = Exercise.objects.filter(pk=exercise_id).values_list("hints", flat=True).first()
+    total = len((hints or [])[: Exercise.MAX_HINTS])
+    opened = HintOpening.objects.filter(
+        student_id=student_id, exercise_id=exercise_id, index__lt=total
+    ).count()
+    return opened >= total
+
+
+def do_count_coach_hint(student_id: int, exercise_id: int) -> None:
+    """The coach gave the student an answer (advice that reveals a step): count it as a hint,
+    once per exercise, like the exercise's own."""
+    with transaction.atomic():
+        HintOpening.objects.get_or_create(
+            student_id=student_id, exercise_id=exercise_id, index=COACH_HINT_INDEX
+        )
+
+
 class HintRefused(ValueError):
     pass
 

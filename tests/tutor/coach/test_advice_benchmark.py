@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "bench" / "data"))
 
-from bench_coach import explained, judge, to_diagnostic  # noqa: E402
-from build_coach_advice import WHOLLY_HELD_OUT, split_of  # noqa: E402
+from bench_coach import coach_for, explained, judge, to_diagnostic  # noqa: E402
+from build_coach_advice import WHOLLY_HELD_OUT, WHOLLY_TUNING, split_of  # noqa: E402
 
 DATA = ROOT / "bench/data/coach_advice.jsonl"
 ISSUE_EXAMPLES = {
@@ -38,10 +38,10 @@ def entries() -> list[dict]:
     return [json.loads(line) for line in DATA.read_text().splitlines() if line]
 
 
-def test_eighty_or_more_core_mistakes_split_by_the_fixed_hash() -> None:
+def test_eighty_or_more_mistakes_split_by_the_fixed_hash() -> None:
     data = entries()
     assert len(data) >= 80 and len({e["id"] for e in data}) == len(data)
-    assert {e["library"] for e in data} == {"core"}
+    assert {e["library"] for e in data} == {"core", "mathlib"}
     assert {e["topic"] for e in data} >= {
         "logic",
         "quantifiers",
@@ -54,9 +54,9 @@ def test_eighty_or_more_core_mistakes_split_by_the_fixed_hash() -> None:
     }
     for e in data:
         expected = "heldout" if e["round"] in WHOLLY_HELD_OUT else split_of(e["id"])
-        assert e["split"] == expected, e["id"]
+        assert e["split"] == ("tuning" if e["round"] in WHOLLY_TUNING else expected), e["id"]
         assert e["accept"], e["id"]
-    hashed = [e for e in data if e["round"] not in WHOLLY_HELD_OUT]
+    hashed = [e for e in data if e["round"] not in WHOLLY_HELD_OUT | WHOLLY_TUNING]
     held = sum(e["split"] == "heldout" for e in hashed)
     assert len(hashed) / 4 < held < len(hashed) / 2
     # Later rounds are written apart and wholly held out: at least a third overall.
@@ -79,11 +79,10 @@ def test_every_message_is_classified() -> None:
 
 
 def test_the_compiler_gets_the_issues_examples_and_the_tuning_part_right() -> None:
-    coach = make_coach("compiler")
     for e in entries():
         if e["split"] != "tuning" and e["id"] not in ISSUE_EXAMPLES:
             continue
-        feedback = coach.advise(
+        feedback = coach_for(e).advise(
             e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
         )
         texts = [s.text for s in feedback.suggestions]
@@ -124,3 +123,25 @@ def test_the_unverified_path_stays_under_fifty_ms_p95() -> None:
         timings.append((time.perf_counter() - started) * 1000)
     timings.sort()
     assert timings[int(0.95 * (len(timings) - 1))] < 50
+
+
+def test_a_core_course_hears_of_no_agent_tool_and_no_mathlib_name() -> None:
+    """A student in a course without Mathlib is never sent to an agent-only tool
+    (`rg_in_mathlib`), told about Mathlib, or given a Mathlib tactic or lemma name that her
+    own attempt does not already use."""
+    import re
+
+    from tutor.coach.names import CORE_LEMMAS, MATHLIB_LEMMAS, MATHLIB_TACTICS
+
+    mathlib_only = (set(MATHLIB_LEMMAS) | set(MATHLIB_TACTICS)) - set(CORE_LEMMAS)
+    core = [e for e in entries() if e["library"] == "core"]
+    assert len(core) > 200
+    for e in core:
+        feedback = coach_for(e).advise(
+            e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
+        )
+        for s in feedback.suggestions:
+            assert "rg_in_mathlib" not in s.text and "Mathlib" not in s.text, (e["id"], s.text)
+            code = " ".join(re.findall(r"`([^`]+)`", s.text))
+            named = set(re.findall(r"[\w.']+", code)) & mathlib_only
+            assert all(n in e["attempt"] for n in named), (e["id"], s.text)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tests.tutor.coach.helpers import K, diag, from_repl
-from tutor.coach import Feedback, make_coach
+from tutor.coach import Feedback, Suggestion, make_coach
 from tutor.coach.validation import text_problem
 
 LABELLED = Path(__file__).resolve().parents[3] / "bench/data/coach_labelled.jsonl"
@@ -100,8 +100,20 @@ def test_sorry_warning_anchors_on_the_sorry_not_the_name() -> None:
     d = diag(1, 8, "declaration uses 'sorry'", K.SORRY, end=(1, 18), severity="warning")
     feedback = advise(attempt, d)
     assert_follows_rules(feedback)
-    assert feedback.suggestions[0].line == 2
-    assert "`n ≤ n + 1`" in feedback.suggestions[0].text and "omega" in feedback.suggestions[0].text
+    first, answer = feedback.suggestions
+    assert first.line == answer.line == 2
+    # The advice names the goal; the step that proves it outright is a hint, marked as one.
+    assert "`n ≤ n + 1`" in first.text and "omega" not in first.text and not first.reveals
+    assert "omega" in answer.text and answer.reveals
+
+
+def test_a_sorry_gives_the_first_step_and_holds_the_answer_as_a_hint() -> None:
+    attempt = "theorem t (p q : Prop) (h : p ∧ q) : q ∧ p := by\n  sorry"
+    d = diag(1, 8, "declaration uses `sorry`", K.SORRY, end=(1, 9), severity="warning")
+    advice, hint = advise(attempt, d).suggestions
+    assert "`constructor`" in advice.text and "h.2" not in advice.text and not advice.reveals
+    assert "⟨h.2, h.1⟩" in hint.text and hint.reveals
+    assert Suggestion.from_dict(hint.to_dict()) == hint
 
 
 def test_unknown_identifier_suggests_the_closest_real_name() -> None:

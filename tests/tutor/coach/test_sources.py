@@ -100,3 +100,29 @@ def test_make_coach_knows_every_source() -> None:
     assert make_coach().source == "compiler"
     with pytest.raises(ValueError, match="unknown coach source"):
         make_coach("oracle")
+
+
+def test_every_source_shares_one_advise_that_records_its_latency() -> None:
+    """The public `advise` (signature and latency) is written once, in BaseCoach: a source
+    answers a request, and the time the whole call took is on the Feedback."""
+    from tutor.coach.llm import LLMCoach
+    from tutor.coach.self_coach import SelfCoach
+    from tutor.coach.teaching import TaughtCoach
+    from tutor.coach.types import BaseCoach
+
+    sources = [type(make_coach(s)) for s in ("compiler", "fixed", "ground_truth")]
+    for cls in [*sources, LLMCoach, SelfCoach, TaughtCoach]:
+        assert issubclass(cls, BaseCoach), cls
+        assert "advise" not in vars(cls), f"{cls.__name__} writes its own advise preamble"
+
+    class Slow(BaseCoach):
+        source = "slow"
+
+        def answer(self, request):  # type: ignore[no-untyped-def]
+            import time
+
+            time.sleep(0.02)
+            return Feedback([Suggestion(None, f"Do read {request.attempt} again please.")], "slow")
+
+    feedback = TaughtCoach(Slow()).advise("s", "the attempt", [])
+    assert feedback.latency_ms >= 20 and feedback.source == "slow"

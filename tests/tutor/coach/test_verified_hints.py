@@ -101,3 +101,14 @@ def test_the_verified_path_keeps_to_its_budget(checker: LeanChecker) -> None:
     started = time.perf_counter()
     verifier.check(ATTEMPT, 2, ["intro hp", "omega"])
     assert time.perf_counter() - started < 0.6
+
+
+def test_unchecked_steps_are_worded_as_something_to_try(checker: LeanChecker) -> None:
+    """Without Lean the concrete step is "Do try to ..."; once Lean accepted it, it is the fix."""
+    d = diag(2, 8, MISMATCH, DiagnosticKind.TYPE_MISMATCH)
+    unchecked = make_coach("compiler").advise(STATEMENT, ATTEMPT, [d]).suggestions[0].text
+    assert unchecked.startswith("Do try to ") and "`intro hp`" in unchecked
+    verifier = HintVerifier(checker.session, VerifyConfig(budget_s=5.0))
+    checked = make_coach("compiler", verifier=verifier).advise(STATEMENT, ATTEMPT, [d])
+    text = checked.suggestions[0].text
+    assert "`intro hp`" in text and not text.startswith("Do try")

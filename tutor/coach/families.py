@@ -1,0 +1,247 @@
+"""Type mismatches between relatives: `<` where `≤` is needed, `≤` where `<` is, an `∧` where
+one half is, `abs_lt` where `abs_le` fits, `lt_of_lt_of_le` where `lt_of_le_of_lt` does.
+
+The fix is usually one name away, in the same lemma family, and the coach names it only when
+the name exists for the course (core Lean, or Mathlib too: `evidence.in_library`), the lemma
+fits the number type (`Nat.le_of_lt` is about ℕ only), and the types Lean printed (or the
+hypotheses in scope) are exactly the ones the lemma takes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from tutor.coach import evidence
+from tutor.coach.context import normal, same
+from tutor.coach.goals import Shape, shorten, split_target
+from tutor.lean.messages import Mismatch
+
+Advice = tuple[int, str]
+_META = re.compile(r"\?[\w.]+")
+
+
+def _arg(term: str) -> str:
+    return term if re.fullmatch(r"[\w.'₀-₉]+", term) else f"({term})"
+
+
+def _prefix(domain: str, mathlib: bool) -> str | None:
+    """The namespace of order lemmas for the goal's numbers: `Nat.`, `Int.`, or Mathlib's
+    general names (no prefix) for ℝ and ℚ, which exist only with Mathlib."""
+    if domain == evidence.NAT:
+        return "Nat."
+    if domain == evidence.INT:
+        return "Int."
+    return "" if mathlib else None
+
+
+def _as_written(term: str, source: str) -> str:
+    """The term as the student wrote it: Lean prints `h.2` back as `h.right`."""
+    if term in source:
+        return term
+    numeric = term.replace(".left", ".1").replace(".right", ".2")
+    return numeric if numeric in source else term
+
+
+def conjunction_half(p: Mismatch, line: int, source: str) -> list[Advice]:
+    """`abs_lt.mp h : -1 < x ∧ x < 1` where `x < 1` is needed: take the right half."""
+    if p.application:
+        return []
+    split = split_target(normal(p.has))
+    if split.shape is not Shape.AND:
+        return []
+    for side, projection in ((split.left, ".1"), (split.right, ".2")):
+        if same(side, p.expected):
+            fixed = f"{_arg(_as_written(p.term, source))}{projection}"
+            half = "left" if projection == ".1" else "right"
+            return [
+                (
+                    line,
+                    f"Do write `exact {fixed}` on line {line}: `{shorten(p.term, 20)}` proves the "
+                    f"conjunction `{shorten(normal(p.has), 30)}`, and its {half} half "
+                    f"`{projection}` is exactly `{shorten(normal(p.expected), 20)}`.",
+                )
+            ]
+    return []
+
+
+def weaker_relation(p: Mismatch, line: int, types: dict[str, str], mathlib: bool) -> list[Advice]:
+    """`h : a < b` where `a ≤ b` (or `a ≠ b`, `b ≠ a`) is needed, `h : a = b` where `a ≤ b` is:
+    the lemma that weakens it, for the goal's number type."""
+    if p.application or "?" in p.expected:
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if not has.op or not want.op:
+        return []
+    domain = evidence.domain_of_text(p.has + " " + p.expected, types)
+    prefix = _prefix(domain, mathlib)
+    if prefix is None:
+        return []
+    sides = (normal(has.left), normal(has.right))
+    want_sides = (normal(want.left), normal(want.right))
+    term = _arg(p.term)
+    lemma = None
+    if has.shape is Shape.LT and want.shape is Shape.LE and sides == want_sides:
+        lemma, why = f"{prefix}le_of_lt {term}", "a strict `<` gives `≤`"
+    elif has.shape is Shape.EQ and want.shape is Shape.LE and sides == want_sides:
+        lemma, why = f"{prefix}le_of_eq {term}", "an equation gives `≤`"
+    elif has.shape is Shape.LT and want.shape is Shape.NE:
+        if sides == want_sides:
+            lemma, why = f"{prefix}ne_of_lt {term}", "`a < b` gives `a ≠ b`"
+        elif sides == want_sides[::-1]:
+            lemma, why = f"{prefix}ne_of_gt {term}", "`a < b` gives `b ≠ a`"
+    if lemma is None or not evidence.in_library(lemma.split()[0], mathlib):
+        return []
+    return [(line, f"Do write `exact {lemma}` on line {line} instead: {why}.")]
+
+
+_CHAIN = re.compile(
+    r"^(?P<ns>(?:Nat\.|Int\.)?)(?:(?:lt|le)_of_(?:lt|le)_of_(?:lt|le)|le_trans|lt_trans)$"
+)
+
+
+def chain_lemma(
+    p: Mismatch, line: int, source: str, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`lt_of_le_of_lt h1 h2` where `h1 : a < b`, `h2 : b ≤ c`: the family member whose
+    premises are the relations the facts really are (`lt_of_lt_of_le`)."""
+    match = re.search(r"(?<![\w.])([\w.]+)\s+([\w'₀-₉]+)\s+([\w'₀-₉]+)\s*$", source)
+    if not match or not _CHAIN.match(match.group(1)):
+        return []
+    lemma, first, second = match.groups()
+    kinds = dict(facts)
+    relations = []
+    for name in (first, second):
+        split = split_target(normal(kinds.get(name, "")))
+        if split.shape not in (Shape.LT, Shape.LE) or split.op not in ("<", "≤"):
+            return []
+        relations.append(("lt" if split.op == "<" else "le", split))
+    (r1, s1), (r2, s2) = relations
+    if normal(s1.right) != normal(s2.left):
+        return []  # the two facts do not chain: no family member helps
+    ns = _CHAIN.match(lemma).group("ns")  # type: ignore[union-attr]
+    fixed = f"{ns}{r1}_trans" if r1 == r2 else f"{ns}lt_of_{r1}_of_{r2}"
+    if fixed == lemma or not evidence.in_library(fixed, mathlib):
+        return []
+    op = "<" if "lt" in (r1, r2) else "≤"
+    return [
+        (
+            line,
+            f"Do write `exact {fixed} {first} {second}` on line {line}: `{first}` is a "
+            f"`{'<' if r1 == 'lt' else '≤'}` and `{second}` a `{'<' if r2 == 'lt' else '≤'}`, "
+            f"so the lemma of this family that takes them in this order is `{fixed}`, giving "
+            f"`{shorten(s1.left, 10)} {op} {shorten(s2.right, 10)}`.",
+        )
+    ]
+
+
+_WEAKER = {"lt": "le", "pos": "nonneg", "neg": "nonpos"}
+
+
+def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
+    """`abs_lt.mp h` with `h : |x| ≤ 2`: the argument differs from what the lemma takes only in
+    `≤` against `<`, and the lemma with `le` for `lt` (or back) exists: use that one."""
+    if not p.application:
+        return []
+    has, want = normal(p.has), _META.sub("?", normal(p.expected))
+    swapped = has.replace("≤", "\x00").replace("<", "≤").replace("\x00", "<")
+    pattern = re.escape(want).replace(r"\?", r"\S+")
+    if not re.fullmatch(pattern, swapped) or re.fullmatch(pattern, has):
+        return []
+    head = p.application.split()[0]
+    base = re.sub(r"\.(mp|mpr|1|2)$", "", head)
+    # The argument is weaker (`≤`) than the lemma takes (`<`): the family member for `≤` has
+    # `le`, `nonneg`, `nonpos` where this one has `lt`, `pos`, `neg`; and the other way round.
+    table = _WEAKER if "≤" in has else {v: k for k, v in _WEAKER.items()}
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), base)
+    if other == base or not evidence.in_library(other, mathlib):
+        return []
+    fixed = re.sub(rf"(?<![\w.]){re.escape(base)}(?=[.\s)]|$)", other, source.strip(), count=1)
+    if fixed == source.strip():
+        return []
+    return [
+        (
+            line,
+            f"Do write `{fixed}` on line {line}: `{p.term}` proves `{shorten(has, 20)}`, a "
+            f"`{'≤' if '≤' in has else '<'}`, and `{other}` is the lemma of the `{base}` family "
+            "for that relation.",
+        )
+    ]
+
+
+def _swap(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    return lambda match: table.get(match.group(1), match.group(1))
+
+
+def already_proves(p: Mismatch, line: int, goal: str | None) -> list[Advice]:
+    """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many."""
+    if not p.application or goal is None or not same(p.has, goal):
+        return []
+    head = p.application.split()[0]
+    return [
+        (
+            line,
+            f"Do write `exact {p.term}` on line {line}: `{p.term}` already proves the goal "
+            f"`{shorten(goal, 24)}`, so `{head}`, which wants `{shorten(p.expected, 16)}`, is "
+            "not needed.",
+        )
+    ]
+
+
+def strict_from_weak(
+    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`sq_nonneg x : 0 ≤ x ^ 2` where `0 < x ^ 2` is needed: `≤` never gives `<`; with a
+    hypothesis `0 < x` the power lemma does (`pow_pos hx 2`)."""
+    if p.application:
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if not (has.shape is Shape.LE and want.shape is Shape.LT):
+        return []
+    if (normal(has.left), normal(has.right)) != (normal(want.left), normal(want.right)):
+        return []
+    absolute = re.fullmatch(r"\|([^|]+)\|", normal(want.right))
+    if normal(want.left) == "0" and absolute and evidence.in_library("abs_pos", mathlib):
+        for name, typ in facts:
+            if normal(typ) == f"{absolute.group(1).strip()} ≠ 0":
+                return [
+                    (
+                        line,
+                        f"Do write `exact abs_pos.mpr {name}` on line {line}: "
+                        f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and "
+                        f"`abs_pos` turns `{name} : {normal(typ)}` into the strict `<`.",
+                    )
+                ]
+    power = re.fullmatch(r"([\w'₀-₉]+)\s*\^\s*(\d+)", normal(want.right))
+    if normal(want.left) == "0" and power and evidence.in_library("pow_pos", mathlib):
+        base, exponent = power.groups()
+        for name, typ in facts:
+            if normal(typ) in (f"0 < {base}", f"{base} > 0"):
+                return [
+                    (
+                        line,
+                        f"Do write `exact pow_pos {name} {exponent}` on line {line}: "
+                        f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and the "
+                        f"strict `<` follows from `{name} : {normal(typ)}`.",
+                    )
+                ]
+    return []
+
+
+def relative_for_goal(applied: str, conclusion: str, goal: str, mathlib: bool) -> str | None:
+    """`mul_nonneg` for `apply mul_pos` on a `0 ≤ a * b` goal: the lemma's conclusion differs
+    from the goal only in `<` against `≤`, and its family member for the goal's relation
+    exists."""
+    name = applied.lstrip("@").strip()
+    if not re.fullmatch(r"[\w.']+", name):
+        return None
+    want = _META.sub("?", normal(conclusion))
+    pattern = re.escape(want).replace(r"\?", r"\S+")
+    target = normal(goal)
+    swapped = target.replace("≤", "\x00").replace("<", "≤").replace("\x00", "<")
+    if re.fullmatch(pattern, target) or not re.fullmatch(pattern, swapped):
+        return None
+    # The goal is weaker (`≤`) than the lemma concludes (`<`): its `le`/`nonneg` member.
+    table = _WEAKER if "≤" in target else {v: k for k, v in _WEAKER.items()}
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), name)
+    return other if other != name and evidence.in_library(other, mathlib) else None

@@ -1,0 +1,117 @@
+"""Which hypothesis rewrites a goal, and what the goal becomes: evidence for `simp [h]`,
+`rw [h]` and `norm_num [h]` advice.
+
+`simp`, `norm_num` and `decide` never look at the hypotheses in the context unless they are
+listed, so a goal such as `f 3 = 4` with `hf : ∀ x, f x = x + 1` in scope is stuck for `simp`
+and true after `simp [hf]`. `rewrites(facts, target)` finds the equations (`h : a = b`, or
+`h : ∀ x, f x = ...`) whose left side occurs in the target, and gives the target with that
+occurrence replaced, so a rule can check by evaluation that the rewritten goal is true before it
+names the step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tutor.coach import evidence
+from tutor.coach.goals import Shape, split_target, strip_parens
+
+_WORD = r"(?<![\w.']){}(?![\w'])"
+_ARGUMENT = r"(\d+|[A-Za-z_][\w'₀-₉]*|\([^()]*\))"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    name: str  # the hypothesis
+    target: str  # the goal after rewriting with it, left to right
+    substitution: bool  # the hypothesis is `x = value` for a variable `x`
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def rewrites(facts: Sequence[tuple[str, str]], target: str) -> list[Rewrite]:
+    """The hypotheses whose left side (or, for `x = value`, the variable) occurs in `target`,
+    with the rewritten target; hypotheses Lean cannot name (`h✝`, `_`) are left out."""
+    found = []
+    target = _norm(target)
+    for name, typ in facts:
+        if not typ or name == "_" or "✝" in name:
+            continue
+        binders, body = _foralls(_norm(typ))
+        split = split_target(body)
+        if split.shape is not Shape.EQ:
+            continue
+        left, right = strip_parens(split.left), split.right.strip()
+        rewritten = _rewrite(target, left, right, binders)
+        if rewritten is not None:
+            variable = not binders and re.fullmatch(r"[A-Za-z_][\w'₀-₉]*", left) is not None
+            found.append(Rewrite(name, rewritten, variable and evidence.is_closed(right)))
+            continue
+        # `h : 2 = x`: simp and `subst` use it the other way round just as well.
+        if not binders and re.fullmatch(r"[A-Za-z_][\w'₀-₉]*", right) and evidence.is_closed(left):
+            rewritten = _rewrite(target, right, left, [])
+            if rewritten is not None:
+                found.append(Rewrite(name, rewritten, True))
+    return found
+
+
+def _foralls(typ: str) -> tuple[list[str], str]:
+    match = re.match(r"^∀\s*\(?([\w'₀-₉ ]+?)(?:\s*:\s*[^,()]+)?\)?\s*,\s*(.+)$", typ)
+    if not match:
+        return [], typ
+    return match.group(1).split(), match.group(2)
+
+
+def _rewrite(target: str, left: str, right: str, binders: list[str]) -> str | None:
+    if not left or left == target:
+        return None
+    if not binders:
+        pattern = _WORD.format(re.escape(left))
+        if not re.search(pattern, target):
+            return None
+        return re.sub(pattern, lambda _: _grouped(right), target)
+    # Mark each binder in the left side first, then turn the marks into groups: a group's
+    # own text must never be searched for a binder's name again.
+    marked = left
+    for index, name in enumerate(binders):
+        marked = re.sub(_WORD.format(re.escape(name)), _literal(f"\x00{index}\x00"), marked)
+    pattern, seen = "", set()
+    for piece in re.split(r"(\x00\d+\x00)", marked):
+        if not piece.startswith("\x00"):
+            pattern += re.escape(piece)
+            continue
+        group = "b" + piece.strip("\x00")  # binder names (`x₁`, `n'`) are not group names
+        pattern += f"(?P={group})" if group in seen else f"(?P<{group}>{_ARGUMENT})"
+        seen.add(group)
+    try:
+        match = re.search(_WORD.format(pattern), target)
+    except re.error:
+        return None
+    groups = match.groupdict() if match else {}
+    if match is None or not all(groups.get(f"b{i}") for i in range(len(binders))):
+        return None
+    replacement = right
+    for index, name in enumerate(binders):
+        value = groups[f"b{index}"]
+        replacement = re.sub(_WORD.format(re.escape(name)), _literal(value), replacement)
+    return target[: match.start()] + _grouped(replacement) + target[match.end() :]
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for re.sub taken as is (a string would have its backslashes read)."""
+    return lambda _match: text
+
+
+def _grouped(term: str) -> str:
+    """`term` as it can stand in place of a subterm: bracketed unless it is one token."""
+    term = term.strip()
+    return term if re.fullmatch(r"[\w'₀-₉.]+", term) else f"({term})"
+
+
+def closes_by_computation(rewrite: Rewrite, domain: str) -> bool:
+    """The rewritten goal is a true claim about numerals (evaluated, nothing left open)."""
+    return evidence.is_closed(rewrite.target) and evidence.holds(rewrite.target, domain) is True

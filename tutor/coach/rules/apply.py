@@ -1,0 +1,167 @@
+"""`apply` / `exact` / `constructor` failed: the term's conclusion does not unify with the goal."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach import families, fixes
+from tutor.coach.advice import next_step
+from tutor.coach.context import as_argument, proofs_of, same
+from tutor.coach.goals import (
+    Shape,
+    shorten,
+    split_target,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    goal_here,
+    goals_of,
+    one,
+    scene_at,
+)
+from tutor.coach.source import AttemptText
+from tutor.lean.messages import normalise
+from tutor.lean.types import Diagnostic
+
+
+def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
+    goals = goals_of(d)
+    shape = split_target(goals[0].target).shape if goals else Shape.OTHER
+    if shape in (Shape.IMPLIES, Shape.FORALL):
+        intro_line = _previous_intro_line(ctx.text, d.line)
+        if intro_line is not None:
+            return one(
+                intro_line,
+                f"Do introduce every premise on line {intro_line}: the goal is still "
+                f"`{shorten(goals[0].target, 40)}`, so name the next premise there too (for "
+                "example `intro hp hq`) before using `constructor`.",
+            )
+        return one(
+            d.line,
+            f"Do start with `intro` before line {d.line}: the goal "
+            f"`{shorten(goals[0].target, 40)}` is an implication, and `constructor` only "
+            "splits ∧, ↔ and similar goals.",
+        )
+    return one(
+        d.line,
+        f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
+        "∧ or ↔. Check its shape and pick a tactic that fits it.",
+    )
+
+
+def _previous_intro_line(text: AttemptText, line: int) -> int | None:
+    base = text.indent(line)
+    for number in range(line - 1, 0, -1):
+        if not text.is_code(number):
+            continue
+        if text.indent(number) < base:
+            return None
+        if re.match(r"^\s*intros?\b", text.line(number)):
+            return number
+    return None
+
+
+_UNIFY = re.compile(
+    r"(?:could not unify the conclusion of\s*`?(?P<fn>[^`\n]*)`?|failed to unify)\s*\n"
+    r"(?P<conclusion>(?:[ \t]+[^\n]*\n)+?)\s*with(?: the goal)?\s*\n(?P<goal>(?:[ \t]+[^\n]*(?:\n|$))+)",
+    re.IGNORECASE,
+)
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    first = normalise(d.message)
+    side = re.match(r"(?:tactic )?(left|right) failed", first)
+    if side:
+        return _side_failed(d, ctx, side.group(1))
+    if "constructor" in first.split(":", 1)[0]:
+        return constructor_failed(d, ctx)
+    line = d.line
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene)
+    unify = _UNIFY.search(d.message + "\n")
+    if unify and goal is not None:
+        applied = (unify.group("fn") or "").strip().lstrip("@")
+        conclusion = " ".join(unify.group("conclusion").split())
+        facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        relative = families.relative_for_goal(applied, conclusion, goal.target, ctx.mathlib)
+        if relative:
+            return one(
+                line,
+                f"Do use `apply {relative}` on line {line} instead: `{applied}` concludes "
+                f"`{shorten(conclusion, 20)}`, a different relation from the goal "
+                f"`{shorten(goal.target, 20)}`, and `{relative}` is its relative for that one.",
+            )
+        better = _concluding(goal.target, facts, applied)
+        if better is not None:
+            name, term = better
+            then = f" (all of it: `exact {term}`)" if term != name else ""
+            return one(
+                line,
+                f"Do use `apply {name}` on line {line} instead{then}: the conclusion of "
+                f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
+                f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
+            )
+    step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
+    why = "its conclusion does not match the goal"
+    if step:
+        return one(
+            line,
+            f"Do use `{step}` on line {line} instead: the lemma cannot be applied because "
+            f"{why}, and `{shorten(goal.target if goal else '', 30)}` is linear arithmetic.",
+        )
+    return one(
+        line,
+        f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
+        "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
+    )
+
+
+def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tuple[str, str] | None:
+    """(name, term) of a hypothesis other than `applied` whose conclusion (after its premises)
+    is exactly `target`; the term applies it to proofs of its premises when the facts give
+    them, else it is the name alone (its premises become the new goals)."""
+    for name, typ in facts:
+        if name in (applied, "_") or "✝" in name or not typ:
+            continue
+        premises, conclusion = [], typ
+        while (split := split_target(conclusion)).shape is Shape.IMPLIES:
+            premises.append(split.left)
+            conclusion = split.right
+        if not premises or not same(conclusion, target):
+            continue
+        proofs = [proofs_of(premise, facts) for premise in premises]
+        if all(proofs):
+            return name, " ".join([name, *(as_argument(p[0]) for p in proofs)])
+        return name, name
+    return None
+
+
+def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
+    """`left` / `right` on a goal that is no ∨ (their precondition: a type with exactly two
+    constructors), said as such, with the step the goal's shape needs."""
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene)
+    line = d.line
+    if goal is None:
+        return one(
+            line,
+            f"Don't use `{tactic}` on line {line}: `left` and `right` choose a side of an ∨ "
+            "goal, and this goal is not an ∨. Check its shape first.",
+        )
+    shape = split_target(goal.target).shape
+    if shape in (Shape.AND, Shape.IFF):
+        facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        proofs = proofs_of(goal.target, facts)
+        both = f" (here `exact {proofs[0]}`)" if proofs else ""
+        return one(
+            line,
+            f"Do use `constructor` on line {line} instead of `{tactic}`{both}: `left` and "
+            f"`right` choose a side of an ∨, but the goal `{shorten(goal.target, 30)}` needs "
+            "both parts.",
+        )
+    return one(
+        line,
+        f"Don't use `{tactic}` on line {line}: it chooses a side of an ∨ goal, and "
+        f"`{shorten(goal.target, 30)}` is not an ∨. Instead, {next_step(goal, ctx.mathlib)}.",
+    )

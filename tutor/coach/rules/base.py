@@ -1,0 +1,263 @@
+"""What every rule shares: the context a rule reads, its answer, and the helpers several
+kinds of message use (the goal Lean printed, the statement's goal at the first step, false
+claims about numerals and the witness that made them, impossible cases)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tutor.coach import evidence, fixes
+from tutor.coach.context import contradiction, facts_in_scope
+from tutor.coach.goals import (
+    Goal,
+    Shape,
+    parse_goals,
+    shorten,
+    split_target,
+)
+from tutor.coach.source import AttemptText, proof_conclusion
+from tutor.lean.types import Diagnostic
+
+
+@dataclass
+class Context:
+    statement: str
+    text: AttemptText
+    mathlib: bool
+
+
+@dataclass(frozen=True)
+class Advice:
+    line: int | None
+    text: str
+    # The advice gives away the answer to a step the student has not attempted (the whole
+    # proof of a `sorry`): a hint, offered after the exercise's own hints and counted as one.
+    reveals: bool = False
+
+
+def one(line: int | None, text: str) -> list[Advice]:
+    """A rule's answer when it has exactly one suggestion (the shape most rules return)."""
+    return [Advice(line, text)]
+
+
+def scene_at(d: Diagnostic, ctx: Context) -> fixes.Scene:
+    return fixes.Scene(ctx.statement if ctx.statement.strip() else ctx.text.text, ctx.text, d.line)
+
+
+def goals_of(d: Diagnostic) -> list[Goal]:
+    return parse_goals(d.goal or d.message)
+
+
+def goal_here(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
+    """The first goal the message prints, else the statement's when the line is the first step."""
+    goals = goals_of(d)
+    return goals[0] if goals else fixes.goal_at_first_step(scene)
+
+
+def case_phrase(goal: Goal) -> str:
+    return f"of case `{goal.case}` " if goal.case else ""
+
+
+def projected(term: str) -> str:
+    """`term` ready for `.symm`: an application must be parenthesised, or `.symm` would apply
+    to its last argument (`f h₁ h₂.symm` is `f h₁ (h₂.symm)`)."""
+    return f"({term})" if re.search(r"\s", term.strip()) else term
+
+
+def strip_sort(text: str) -> str:
+    return re.sub(r"\s*:\s*(Prop|Type\S*|Sort\S*)\s*$", "", " ".join(text.split()))
+
+
+OTHER_NUMBERS = re.compile(r"ℤ|ℝ|ℚ|ℂ|\b(?:Int|Real|Rat|Float|Fin|UInt\d+)\b")
+
+
+def false_claim_of(target: str, ctx: Context) -> str | None:
+    """The false-numerals clause, only where every numeral is ℕ: a goal prints `2 - 3 < 0` the
+    same whether it is about ℕ (false) or ℤ (true), so any other number type rules it out."""
+    if OTHER_NUMBERS.search(ctx.statement + "\n" + ctx.text.text):
+        return None
+    return fixes.false_numeral_claim(target)
+
+
+def impossible_case(line: int, goal: Goal) -> Advice | None:
+    """The goal may be false, but the hypotheses of this case contradict each other (a `cases`
+    branch such as `n = 0` beside `h : n ≠ 0`): the case is closed from them, not from the goal."""
+    facts = [(n, h.type) for h in goal.hypotheses for n in h.names if "✝" not in n]
+    term = contradiction(facts)
+    if term is None:
+        return None
+    return Advice(
+        line,
+        f"Do close this case with `exact {term}` on line {line} (or `contradiction`): "
+        f"{case_phrase(goal)}its hypotheses contradict each other, so the goal "
+        f"`{shorten(goal.target, 24)}` never has to be proved from the numbers.",
+    )
+
+
+def false_claim_advice(line: int, claim: str) -> Advice:
+    return Advice(
+        line,
+        f"Don't try to prove it with any tactic on line {line}: {claim}, so nothing can prove "
+        "it. Check the numbers in the statement or in your earlier steps.",
+    )
+
+
+def same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+# ---------------------------------------------------------------------- false claims
+
+_WITNESS_STEP = re.compile(
+    r"^(?:·\s*)?(?:(?P<tactic>exists|use|existsi)\s+(?P<values>[^⟨⟩]+?)"
+    r"|refine\s+⟨(?P<refined>[^⟨⟩]+?),\s*\?_\s*⟩"
+    r"|exact\s+⟨(?P<exact>[^,⟨⟩]+?),[^⟩]*⟩)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class WitnessStep:
+    """The line where the student chose the value of the statement's ∃, and what it gives."""
+
+    line: int
+    values: list[str]
+    form: str  # the step with `{}` where the values go: `exists {}`, `refine ⟨{}, ?_⟩`
+    conclusion: str  # the statement's ∃
+    domain: str
+
+
+def witness_step(ctx: Context, before: int) -> WitnessStep | None:
+    """The `exists v` / `use v` / `refine ⟨v, ?_⟩` / `exact ⟨v, ...⟩` for the statement's ∃ on
+    a line before `before` (or on it), when the statement's conclusion is an ∃."""
+    conclusion = proof_conclusion(ctx.statement) or ""
+    if not conclusion.startswith("∃"):
+        return None
+    domain = evidence.domain_of_text(ctx.statement)
+    found = evidence.existential(conclusion, domain)
+    if found is None:
+        return None
+    span = ctx.text.declaration_span(before)
+    for tactic in ctx.text.tactic_lines(span):
+        if tactic.line > before:
+            break
+        match = _WITNESS_STEP.match(tactic.text)
+        if not match:
+            continue
+        if match.group("tactic"):
+            raw, form = match.group("values"), match.group("tactic") + " {}"
+        elif match.group("refined"):
+            raw, form = match.group("refined"), "refine ⟨{}, ?_⟩"
+        else:
+            raw, form = match.group("exact"), "exact ⟨{}, ?_⟩"
+        values = [v.strip() for v in raw.split(",")]
+        if len(values) == len(found.names):
+            return WitnessStep(tactic.line, values, form, conclusion, found.domain)
+    return None
+
+
+def _with_values(form: str, values: list[str]) -> str:
+    return form.format(", ".join(values))
+
+
+def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice | None:
+    """The witness chosen before `line` makes the ∃'s property false (evaluated; `claim` is the
+    goal Lean printed, when it printed one), so no tactic can finish: name a value that makes
+    it true when a small one exists, else say to choose another."""
+    step = witness_step(ctx, line)
+    if step is None:
+        return None
+    instance = evidence.instance(step.conclusion, step.values, step.domain)
+    if instance is None:
+        return None
+    body, domain = instance
+    shown = claim if claim and evidence.is_closed(claim) else body
+    if evidence.holds(body, domain) is not False:
+        return None
+    chosen = _with_values(step.form, step.values)
+    good = evidence.witness(step.conclusion, domain)
+    prop = shorten(" ".join(shown.split()), 30)
+    if good:
+        fixed = _with_values(step.form, good)
+        return Advice(
+            step.line,
+            f"Do write `{fixed}` on line {step.line} instead of `{chosen}`: with your witness "
+            f"the property becomes `{prop}`, which is false, so no tactic can finish the "
+            "proof; this witness makes it true.",
+        )
+    return Advice(
+        step.line,
+        f"Do choose another witness than `{chosen}` on line {step.line}: with it the property "
+        f"becomes `{prop}`, which is false, so no tactic can finish the proof.",
+    )
+
+
+def refuted_claim(ctx: Context, line: int, target: str) -> list[Advice] | None:
+    """Advice for a goal that is a false claim about numerals: the wrong witness that led to
+    it, or "it is false" (naming no tactic); None unless the goal is certainly false."""
+    if target.strip() == "False":
+        found = wrong_witness(ctx, line)
+        return [found] if found else None
+    step = witness_step(ctx, line)
+    domain = step.domain if step else evidence.domain_of_text(ctx.statement + "\n" + target)
+    if not evidence.refuted(target, domain):
+        return None
+    found = wrong_witness(ctx, line, target)
+    if found:
+        return [found]
+    return [false_claim_advice(line, _false_because(target, domain))]
+
+
+_DOMAIN_NAMES = {evidence.NAT: "ℕ", evidence.INT: "ℤ", evidence.REAL: "ℝ"}
+
+
+def _false_because(target: str, domain: str) -> str:
+    """ "`2 + 2 = 5` is false (the left side is 4 on ℕ, the right 5)" for one comparison."""
+    claim = f"`{shorten(' '.join(target.split()), 30)}` is false"
+    split = split_target(target)
+    left, right = evidence.evaluate(split.left, domain), evidence.evaluate(split.right, domain)
+    if split.shape is Shape.AND or split.shape is Shape.OR or left is None or right is None:
+        return claim
+    where = _DOMAIN_NAMES[domain]
+    return f"{claim} (the left side is {evidence.show(left)} on {where}, the right {evidence.show(right)})"
+
+
+# ---------------------------------------------------------------------- dropped facts
+
+_HOLE_PATTERN = re.compile(r"^(?:·\s*)?(?:obtain|rcases|rintro)\b.*⟨[^⟨⟩]*\b_\b[^⟨⟩]*⟩")
+
+
+def dropped_fact(ctx: Context, line: int, about: set[str]) -> Advice | None:
+    """An `obtain ⟨n, _⟩ := h` above `line` threw away a fact about one of the variables in
+    `about` (those automation reported on): naming it puts it back where omega, linarith and
+    simp can see it. Only with the fact's type known (traced from the statement)."""
+    start, _ = ctx.text.declaration_span(line)
+    for number in range(start, line):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if not _HOLE_PATTERN.match(code):
+            continue
+        before = facts_in_scope(ctx.statement, ctx.text, number)
+        after = facts_in_scope(ctx.statement, ctx.text, number + 1)
+        made = after[len(before) :]
+        for name, typ in made:
+            words = set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", typ))
+            if name != "_" or not typ or not words & about:
+                continue
+            var = sorted(words & about)[0]
+            fixed = code.replace("_", f"h{var}", 1) if code.count("_") == 1 else None
+            if fixed is None:
+                return None
+            return Advice(
+                number,
+                f"Do name the fact you dropped: write `{fixed}` on line {number}. The `_` threw "
+                f"away `{shorten(typ, 20)}`, and tactics such as omega only use the hypotheses in "
+                "the context, so they cannot see it.",
+            )
+    return None
+
+
+def definitions(ctx: Context) -> list[str]:
+    """The names the exercise itself defines (`def f ...`): only these can be unfolded, and
+    simp uses their equations only when they are listed."""
+    text = ctx.statement + "\n" + ctx.text.text
+    return re.findall(r"^\s*(?:@\[[^\]]*\]\s*)?def\s+([\w'.₀-₉]+)", text, re.MULTILINE)

@@ -1,0 +1,150 @@
+"""`induction` / `cases` / `match` alternatives: missing, misnamed or superfluous."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach.context import facts_in_scope, proofs_of, traced_goal
+from tutor.coach.goals import (
+    Shape,
+    shorten,
+    split_target,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+)
+from tutor.coach.source import AttemptText, statement_hypotheses
+from tutor.lean.types import Diagnostic
+
+_ALTERNATIVE = re.compile(r"alternative\s*[`']?(\w+)[`']?\s+has not been provided", re.IGNORECASE)
+_INVALID_ALT = re.compile(
+    r"invalid alternative name\s*[`']?(\w+)[`']?:?\s*expected\s*[`']?(\w+)", re.I
+)
+_CASE_SHAPES = {
+    "succ": "| succ k ih => ...",
+    "cons": "| cons x xs ih => ...",
+    "zero": "| zero => ...",
+    "nil": "| nil => ...",
+    "inl": "| inl h => ...",
+    "inr": "| inr h => ...",
+}
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    if _NOT_INDUCTIVE.search(d.message):
+        return _not_inductive(d, ctx)
+    missing = _ALTERNATIVE.search(d.message)
+    if missing:
+        name = missing.group(1)
+        last = _alternatives_end(ctx.text, d.line)
+        shape = _CASE_SHAPES.get(name, f"| {name} => ...")
+        return one(
+            last,
+            f"Do add the missing case `{shape}` after line {last}: `induction` and `cases` "
+            f"need one alternative per constructor, and `{name}` has none yet.",
+        )
+    invalid = _INVALID_ALT.search(d.message)
+    if invalid:
+        want = invalid.group(2)
+        return one(
+            d.line,
+            f"Do rename the alternative on line {d.line} to `{_CASE_SHAPES.get(want, '| ' + want)}`: "
+            f"the constructor is called `{want}`, not `{invalid.group(1)}`.",
+        )
+    if _SUPERFLUOUS_ALT.search(d.message):
+        return one(
+            d.line,
+            f"Do remove the alternative on line {d.line}: Lean says it is not needed, since "
+            "the alternatives before it already cover every constructor of the type you split.",
+        )
+    named = _INVALID_NAME.search(d.message)
+    constructors = _split_constructors(ctx, d.line)
+    if named and constructors:
+        used = set(re.findall(r"^\s*\|\s*(\w+)", ctx.text.text, re.MULTILINE))
+        free = [c for c in constructors if c not in used] or constructors
+        if len(free) == 1:
+            want = free[0]
+            return one(
+                d.line,
+                f"Do rename the alternative `{named.group(1)}` on line {d.line} to "
+                f"`{_CASE_SHAPES.get(want, '| ' + want)}`: the constructors here are "
+                f"{' and '.join(f'`{c}`' for c in constructors)}, one alternative each.",
+            )
+    return one(
+        d.line,
+        f"Do check the alternatives on line {d.line}: each `| name ... =>` must be a "
+        "constructor of the type you split, written once, in any order.",
+    )
+
+
+_SUPERFLUOUS_ALT = re.compile(
+    r"alternative\b.*\bis not needed|unused alternative|redundant alternative", re.IGNORECASE
+)
+_INVALID_NAME = re.compile(r"invalid alternative name\s*[`']?(\w+)", re.IGNORECASE)
+_SPLIT_TARGET = re.compile(r"^\s*(?:induction|cases|rcases)\s+([\w']+)\s+with\b")
+# The constructors of the types a starter course splits on, in declaration order.
+_CONSTRUCTORS = {
+    "Nat": ("zero", "succ"),
+    "ℕ": ("zero", "succ"),
+    "List": ("nil", "cons"),
+    "Or": ("inl", "inr"),
+    "Bool": ("false", "true"),
+    "Option": ("none", "some"),
+}
+
+
+def _split_constructors(ctx: Context, line: int) -> tuple[str, ...]:
+    """The constructors of the variable split by the nearest `induction/cases x with` above."""
+    for number in range(line, 0, -1):
+        match = _SPLIT_TARGET.match(ctx.text.line(number))
+        if not match:
+            continue
+        typ = dict(statement_hypotheses(ctx.statement)).get(match.group(1), "").strip()
+        head = "Or" if split_target(typ).shape is Shape.OR else typ.split(" ")[0]
+        return _CONSTRUCTORS.get(head, ())
+    return ()
+
+
+def _alternatives_end(text: AttemptText, line: int) -> int:
+    base, last = text.indent(line), line
+    for number in range(line + 1, text.n_lines + 1):
+        if not text.is_code(number):
+            continue
+        if text.indent(number) > base or text.line(number).strip().startswith("|"):
+            last = number
+        else:
+            break
+    return last
+
+
+_NOT_INDUCTIVE = re.compile(r"not an inductive (?:type|datatype)", re.IGNORECASE)
+_SPLIT_ON = re.compile(r"^\s*(?:·\s*)?(induction|cases|rcases)\s+([\w'₀-₉]+)")
+
+
+def _not_inductive(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """`induction h` / `cases h` where `h` is no value of an inductive type (a function, an
+    implication, a real number): the tactic's precondition, not the alternatives."""
+    line = d.line
+    match = _SPLIT_ON.match(ctx.text.line(line))
+    tactic, target = (match.group(1), match.group(2)) if match else ("induction", "it")
+    facts = facts_in_scope(ctx.statement, ctx.text, line)
+    typ = dict(facts).get(target, "")
+    shape = split_target(typ).shape if typ else Shape.OTHER
+    what = "a value of an inductive type (a natural number, a list, an ∨, ∧ or ∃ fact)"
+    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT):
+        goal = traced_goal(ctx.statement, ctx.text, line)
+        proofs = [p for p in proofs_of(goal, facts) if target in p] if goal else []
+        use = f"`exact {proofs[0]}`" if proofs else f"`apply {target}`"
+        return one(
+            line,
+            f"Don't use `{tactic}` on `{target}` on line {line}: it splits {what}, and "
+            f"`{target} : {shorten(typ, 20)}` is an implication, which you use by applying it: "
+            f"{use}.",
+        )
+    return one(
+        line,
+        f"Don't use `{tactic}` on line {line}: it splits {what}, and the type of `{target}` "
+        "is not one. Work with its hypotheses or apply a lemma about it instead.",
+    )

@@ -1,0 +1,71 @@
+"""`decide` failed: the proposition is false, or it has variables `decide` cannot evaluate."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach import fixes
+from tutor.coach.advice import substitution_step
+from tutor.coach.goals import (
+    Goal,
+    Hypothesis,
+    shorten,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+    scene_at,
+    wrong_witness,
+)
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    line = d.line
+    lowered = d.message.lower()
+    if "proved that the proposition" in lowered:
+        prop = d.message.split("\n")[1].strip() if "\n" in d.message else "the statement"
+        witness = wrong_witness(ctx, line, prop)
+        if witness:
+            return [witness]
+        return one(
+            line,
+            f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "
+            "found it is false. Check the numbers in the statement or in your earlier steps.",
+        )
+    scene = scene_at(d, ctx)
+    goal = _goal(d, scene)
+    substituted = substitution_step(goal, ctx.mathlib) if goal else None
+    if substituted:
+        return one(
+            line,
+            f"Don't use `decide` alone on line {line}: the goal has a variable, which `decide` "
+            f"cannot evaluate. Instead, {substituted}.",
+        )
+    step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
+    if step:
+        why = "it is linear arithmetic that omega proves" if step == "omega" else "it proves it"
+        return one(
+            line,
+            f"Do use `{step}` on line {line} instead of `decide`: the goal has variables, so "
+            f"`decide` cannot evaluate it, and {why}.",
+        )
+    return one(
+        line,
+        f"Don't use `decide` on line {line}: it only evaluates statements without variables. "
+        "Prove this one step by step for an arbitrary value instead.",
+    )
+
+
+_PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)
+
+
+def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
+    """The proposition `decide` was given (Lean prints it), with the facts in scope; else the
+    statement's goal when this is the first step."""
+    match = _PROPOSITION.search(d.message + "\n")
+    if match is None:
+        return fixes.goal_at_first_step(scene)
+    facts = [Hypothesis((n,), t) for n, t in scene.facts() if t]
+    return Goal(match.group(1).strip(), facts)

@@ -1,0 +1,83 @@
+"""`intro` failed: the goal has fewer ∀/→ binders than the names given."""
+
+from __future__ import annotations
+
+from tutor.coach import evidence, fixes
+from tutor.coach.advice import binder_names, next_step
+from tutor.coach.goals import (
+    Shape,
+    shorten,
+    split_target,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+    scene_at,
+)
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    scene = scene_at(d, ctx)
+    goal = fixes.goal_at_first_step(scene)
+    line = d.line
+    if goal is None:
+        return one(
+            line,
+            f"Don't introduce more names on line {line} than the goal has ∀ or → binders: "
+            "`intro` only works on an implication or a ∀. Check the goal's shape first.",
+        )
+    split = split_target(goal.target)
+    if split.shape is Shape.AND or split.shape is Shape.IFF:
+        what = "∧" if split.shape is Shape.AND else "↔"
+        return one(
+            line,
+            f"Do use `constructor` on line {line} instead of `intro`: the goal "
+            f"`{shorten(goal.target, 30)}` is an {what}, not an implication, so split it "
+            "and prove each part in its own `·` block.",
+        )
+    if split.shape is Shape.EXISTS:
+        values = evidence.witness(goal.target, evidence.domain_of_text(ctx.statement))
+        if values:
+            step = ("use " if ctx.mathlib else "exists ") + ", ".join(values)
+            return one(
+                line,
+                f"Do give the witness with `{step}` on line {line} instead of `intro`: the goal "
+                f"`{shorten(goal.target, 30)}` is an ∃, so you choose the value, and "
+                f"{' and '.join(values)} makes the property true.",
+            )
+        return one(
+            line,
+            f"Do give a witness on line {line} with `exists w` or `refine ⟨w, ?_⟩` instead of "
+            f"`intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
+        )
+    source = ctx.text.line(line).strip().split()
+    premises = _count_binders(goal.target)
+    if source and source[0] == "intro" and premises and len(source) - 1 > premises:
+        keep = " ".join(source[1 : 1 + premises])
+        return one(
+            line,
+            f"Do write `intro {keep}` on line {line}: the goal `{shorten(goal.target, 30)}` has "
+            f"only {premises} premise{'s' if premises > 1 else ''} to introduce, not "
+            f"{len(source) - 1}.",
+        )
+    return one(
+        line,
+        f"Don't use `intro` on line {line}: the goal `{shorten(goal.target, 30)}` is not an "
+        f"implication or ∀. Instead, {next_step(goal, ctx.mathlib)}.",
+    )
+
+
+def _count_binders(target: str) -> int:
+    count = 0
+    while True:
+        split = split_target(target)
+        if split.shape is Shape.IMPLIES:
+            count += 1
+            target = split.right
+        elif split.shape is Shape.FORALL:
+            count += max(1, len(binder_names(target)))
+            target = target.split(",", 1)[1] if "," in target else ""
+        else:
+            return count

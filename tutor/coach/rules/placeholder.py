@@ -1,0 +1,44 @@
+"""`don't know how to synthesize placeholder`: a `_` that stands for a proof Lean cannot find."""
+
+from __future__ import annotations
+
+from tutor.coach.goals import (
+    Shape,
+    shorten,
+    split_target,
+)
+from tutor.coach.rules import other
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    goals_of,
+    one,
+    same_text,
+)
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """`exact h1 _ _` where a `_` stands for a proof: Lean fills `_` only from the types, never
+    by proving something, so the message's context shows the proof that is still owed."""
+    goals = goals_of(d)
+    if not goals or "_" not in ctx.text.line(d.line) or "placeholder" not in d.message:
+        return other.advise(d, ctx)
+    goal = goals[0]
+    if split_target(goal.target).shape is Shape.OTHER:
+        return other.advise(d, ctx)  # maybe a value or a type, not a proposition: no proof to name
+    owed = shorten(goal.target, 40)
+    fits = next(
+        (n for n, t in goal.named_facts() if "✝" not in n and same_text(t, goal.target)), None
+    )
+    if fits:
+        return one(
+            d.line,
+            f"Do put `{fits}` in place of the `_` on line {d.line} that stands for a proof of "
+            f"`{owed}`: Lean fills `_` only from the types, and `{fits}` states exactly that.",
+        )
+    return one(
+        d.line,
+        f"Do replace the `_` on line {d.line} with a proof of `{owed}`, or prove it first "
+        "with `have`: Lean fills `_` only when the types force the value, never a proof.",
+    )

@@ -1,0 +1,108 @@
+"""`simp made no progress`: none of simp's lemmas rewrote the goal."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach import evidence, fixes
+from tutor.coach.goals import (
+    Goal,
+    shorten,
+)
+from tutor.coach.rewriting import closes_by_computation, rewrites
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    definitions,
+    goal_here,
+    one,
+    scene_at,
+)
+from tutor.coach.source import AttemptText
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    line = d.line
+    tactic = shorten(ctx.text.line(line).strip(), 30) or "simp"
+    scene = scene_at(d, ctx)
+    if _starts_with_simp(ctx.text.line(line)) and _later_step_in_block(ctx.text, line):
+        # No progress means the goal after this line is the goal before it: the steps that
+        # follow see exactly what they would without it, so removing it is the whole fix here.
+        return one(
+            line,
+            f"Don't keep `{tactic}` on line {line}: it made no progress, so it changes nothing "
+            "and only stops the proof: remove it, and the next steps see the goal as it is.",
+        )
+    goal = goal_here(d, scene)
+    step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
+    if goal is not None and step:
+        return one(
+            line,
+            f"Don't keep `{tactic}` on line {line}: it made no progress on "
+            f"`{shorten(goal.target, 30)}`. Use `{step}` there instead, which proves it "
+            "directly.",
+        )
+    defined = [n for n in definitions(ctx) if goal is not None and _mentions(goal.target, n)]
+    if defined:
+        head = "norm_num" if tactic.startswith("norm_num") else "simp"
+        return one(
+            line,
+            f"Do write `{head} [{defined[0]}]` on line {line}: `{defined[0]}` is a `def` of the "
+            f"exercise, and {head} unfolds a definition only when you list it.",
+        )
+    if goal is not None:
+        listed = _with_hypothesis(goal, scene, tactic)
+        if listed:
+            return one(line, listed.replace("{line}", str(line)))
+    return one(
+        line,
+        f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
+        "lemmas apply here. List in brackets what it needs (a hypothesis, or a `def` of the "
+        "exercise), or find the lemma for this goal with `exact?`.",
+    )
+
+
+def _with_hypothesis(goal: Goal, scene: fixes.Scene, tactic: str) -> str | None:
+    """`simp [hf]` when a hypothesis rewrites the goal: simp (and norm_num) use hypotheses
+    only when listed. Said as the fix when the rewritten goal is true by computation."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    found = rewrites(facts, goal.target)
+    if not found:
+        return None
+    types = {**scene.variable_types(), **goal.variable_types()}
+    domain = evidence.domain_of_text(goal.target, types)
+    head = "norm_num" if tactic.startswith("norm_num") else "simp"
+    closing = [r for r in found if closes_by_computation(r, domain)]
+    if closing:
+        name = closing[0].name
+        return (
+            f"Do write `{head} [{name}]` on line {{line}}: {head} uses a hypothesis only when you "
+            f"list it, and `{name}` turns the goal into `{shorten(closing[0].target, 30)}`, "
+            "which it then computes."
+        )
+    name = found[0].name
+    return (
+        f"Do list the hypothesis {head} needs: try `{head} [{name}]` on line {{line}}; {head} "
+        f"never uses hypotheses unless you list them, and `{name}` rewrites part of the goal "
+        f"`{shorten(goal.target, 30)}`."
+    )
+
+
+def _starts_with_simp(source: str) -> bool:
+    return re.match(r"^\s*(?:simp|dsimp|simp_all|norm_num|simp_arith)\b", source) is not None
+
+
+def _later_step_in_block(text: AttemptText, line: int) -> bool:
+    """True when a tactic follows `line` in the same block (same indent, not a new bullet)."""
+    base = text.indent(line)
+    for number in range(line + 1, text.n_lines + 1):
+        if not text.is_code(number):
+            continue
+        code = text.line(number).strip()
+        return text.indent(number) == base and not code.startswith(("·", "|", "case ", "next"))
+    return False
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", text) is not None

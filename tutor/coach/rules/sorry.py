@@ -1,0 +1,70 @@
+"""`declaration uses sorry`: Lean reports it at the theorem's name; the fix replaces the `sorry`."""
+
+from __future__ import annotations
+
+from tutor.coach.advice import first_step, next_step
+from tutor.coach.goals import (
+    Goal,
+    Hypothesis,
+    shorten,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+)
+from tutor.coach.source import proof_conclusion, statement_hypotheses
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    span = ctx.text.declaration_span(d.line)
+    lines = ctx.text.sorry_lines(span)
+    anchor = lines[0] if lines else d.line
+    more = f" (and {len(lines) - 1} more below)" if len(lines) > 1 else ""
+    goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor)
+    if goal is None:
+        return one(
+            anchor,
+            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step; "
+            "Lean accepts nothing that contains `sorry`, so the theorem is not proved yet.",
+        )
+    # The student wrote no step at all: the shape's first step is advice, the whole answer
+    # (`exact ⟨h.2, h.1⟩`, `omega`) is a hint, offered as one (Advice.reveals).
+    start = first_step(goal, ctx.mathlib)
+    answer = next_step(goal, ctx.mathlib)
+    target = shorten(goal.target, 50)
+    if start is None:
+        advice = [
+            Advice(
+                anchor,
+                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
+                "work out from your hypotheses why it holds, one step at a time.",
+            )
+        ]
+    else:
+        advice = [
+            Advice(
+                anchor,
+                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
+                f"{start}.",
+            )
+        ]
+    if answer != start:
+        advice.append(
+            Advice(anchor, f"Do replace the `sorry` on line {anchor}: {answer}.", reveals=True)
+        )
+    return advice
+
+
+def _goal_at_whole_proof_sorry(ctx: Context, decl_line: int, sorry_line: int) -> Goal | None:
+    """The goal a `sorry` stands for when it is the first step of the proof."""
+    tactics = ctx.text.tactic_lines((decl_line, sorry_line))
+    if not tactics or tactics[0].line != sorry_line or not tactics[0].text.startswith("sorry"):
+        return None
+    header = "\n".join(ctx.text.lines[decl_line - 1 : sorry_line])
+    conclusion = proof_conclusion(header)
+    if conclusion is None:
+        return None
+    hyps = [Hypothesis((name,), typ) for name, typ in statement_hypotheses(header)]
+    return Goal(conclusion, hyps)

@@ -1,0 +1,184 @@
+"""A named tactic failed (`positivity`, `ring`, `assumption`, `contradiction`, `exact?`, ...):
+each tactic has a precondition, the shape of goal it works on. The advice says which one was
+not met, in the tactic's own terms (never "syntax"), and names a step only with evidence for it.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from tutor.coach import evidence, fixes
+from tutor.coach.context import proofs_of
+from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
+from tutor.coach.rewriting import rewrites
+from tutor.coach.rules import other
+from tutor.coach.rules.base import Advice, Context, goal_here, one, scene_at
+from tutor.lean.messages import named_subject, normalise
+from tutor.lean.types import Diagnostic
+
+# What each tactic needs of the goal (Mathlib's docstrings and Lean's tactic reference).
+NEEDS = {
+    "positivity": "proves only goals of the form `0 ≤ e`, `0 < e` or `e ≠ 0`, from the shape "
+    "of `e`",
+    "ring": "proves equations that hold by algebra alone, for every value, without hypotheses",
+    "assumption": "closes the goal only with a hypothesis that states exactly the goal",
+    "contradiction": "needs a hypothesis that is `False`, an `h : ¬p` beside `hp : p`, or an "
+    "equation between different constructors such as `0 = 1`",
+    "exact?": "searches for one lemma that closes the goal as it stands",
+    "norm_num": "evaluates numerals; it does not use your hypotheses unless you list them",
+    "subst": "needs a hypothesis `x = e` (or `e = x`) whose one side is a variable",
+    "interval_cases": "needs a lower and an upper bound on the variable in the context",
+    "gcongr": "needs both sides of the goal to have the same shape, differing in one place",
+}
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    opening = normalise(d.message)
+    tactic = _tactic(opening, d.message, ctx.text.line(d.line))
+    if tactic == "positivity":
+        return _positivity(d, ctx, opening)
+    needs = NEEDS.get(tactic)
+    if needs is None:
+        return other.advise(d, ctx)
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene) or _traced(scene)
+    facts = scene.facts() + (
+        [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
+    )
+    if tactic in ("ring", "ring_nf") and goal is not None:
+        found = _ring(d.line, goal, facts, scene.variable_types(), ctx.mathlib)
+        if found:
+            return [found]
+    proofs = proofs_of(goal.target, facts) if goal else []
+    shown = f" `{shorten(goal.target, 30)}`" if goal else ""
+    if proofs and tactic in ("assumption", "contradiction", "exact?"):
+        return one(
+            d.line,
+            f"Do write `exact {proofs[0]}` on line {d.line} instead of `{tactic}`: it {needs}, "
+            f"and the goal{shown} is built from your hypotheses this way.",
+        )
+    return one(
+        d.line,
+        f"Don't use `{tactic}` on line {d.line} for this goal{shown}: it {needs}. Change the "
+        "goal into that form first, or choose a step that fits the goal's shape.",
+    )
+
+
+def _tactic(opening: str, message: str, source: str) -> str:
+    if "positivity" in opening or re.match(
+        r"failed to prove (strict )?(nonnegativity|nonzero)", opening
+    ):
+        return "positivity"
+    named = named_subject(message)
+    if named:
+        return named.strip("`'")
+    match = re.match(r"(?:tactic )?([\w?!_.]+) (?:failed|could not|made no progress)", opening)
+    if match:
+        return match.group(1)
+    words = source.strip().lstrip("·").split()
+    return words[0] if words else ""
+
+
+def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
+    line = d.line
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene) or _traced(scene)
+    if goal is None:
+        return one(line, f"Don't use `positivity` on line {line}: it {NEEDS['positivity']}.")
+    target = goal.target
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    types = {**scene.variable_types(), **goal.variable_types()}
+    domain = evidence.domain_of_text(target, types)
+    follows = evidence.consequence_of(target, facts)
+    if opening.startswith("not a positivity goal"):
+        closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
+        fix = (
+            f" Use `{closer}` instead: the goal follows from `{follows}` in one linear step."
+            if follows
+            else " Rewrite the goal into that form first, or prove it from your hypotheses."
+        )
+        return one(
+            line,
+            f"Don't use `positivity` on line {line}: it {NEEDS['positivity']}, and "
+            f"`{shorten(target, 24)}` is not of that form.{fix}",
+        )
+    zero = _false_at_zero(target, domain, facts) if "strict" in opening else None
+    if zero is not None:
+        return one(
+            line,
+            f"Do check the goal on line {line}: `positivity` could prove only a weaker claim, "
+            f"and `{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
+            "that out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
+        )
+    if follows and (ctx.mathlib or domain == evidence.REAL):
+        return one(
+            line,
+            f"Do use `linarith` on line {line} instead of `positivity`: it {NEEDS['positivity']}"
+            f" and does not rearrange hypotheses, while the goal follows from `{follows}` in one "
+            "linear step.",
+        )
+    return one(
+        line,
+        f"Do give `positivity` what it lacks on line {line}: it {NEEDS['positivity']} "
+        "(squares, absolute values, positive numerals, variables with hypotheses like `0 < x`), "
+        f"and found no reason why `{shorten(target, 24)}` holds.",
+    )
+
+
+def _traced(scene: fixes.Scene) -> Goal | None:
+    from tutor.coach.context import traced_goal
+
+    target = traced_goal(scene.statement, scene.text, scene.line)
+    if target is None:
+        return None
+    return Goal(target, [Hypothesis((n,), t) for n, t in scene.facts() if t])
+
+
+def _false_at_zero(target: str, domain: str, facts: list[tuple[str, str]]) -> str | None:
+    """ "x = 0" when the goal, a strict or ≠ claim, is false with every variable at 0 and no
+    hypothesis says anything about those variables (which could rule 0 out)."""
+    split = split_target(target)
+    if split.shape not in (Shape.LT, Shape.NE):
+        return None
+    names = sorted(set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", target)))
+    if not names or len(names) > 2:
+        return None
+    for _, typ in facts:
+        mentions = any(re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", typ) for n in names)
+        if typ and evidence.domain_of_type(typ) is None and mentions:
+            return None
+    env = {n: Fraction(0) for n in names}
+    if evidence.holds(target, domain, env) is not False:
+        return None
+    return " and ".join(f"{n} = 0" for n in names)
+
+
+def _ring(
+    line: int, goal: Goal, facts: list[tuple[str, str]], types: dict[str, str], mathlib: bool
+) -> Advice | None:
+    """`ring` on an equation that is no identity: the hypothesis that makes it one (rewrite
+    first), or say it needs the hypotheses. Identities are tested by evaluation."""
+    domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if evidence.identity(goal.target, domain) is not False:
+        return None
+    for found in rewrites(facts, goal.target):
+        if evidence.identity(found.target, domain):
+            return Advice(
+                line,
+                f"Do rewrite with `{found.name}` before `ring` on line {line} (`rw [{found.name}]`, "
+                f"then `ring`): `{shorten(goal.target, 20)}` is not true for all values, only "
+                f"with `{found.name}`, and after the rewrite it is an identity ring proves.",
+            )
+    follows = evidence.consequence_of(goal.target, facts)
+    if follows and (mathlib or domain == evidence.REAL):
+        return Advice(
+            line,
+            f"Do use `linarith` on line {line} instead of `ring`: the goal is not true for all "
+            f"values, and it follows from `{follows}` in one linear step.",
+        )
+    return Advice(
+        line,
+        f"Don't use `ring` on line {line}: `{shorten(goal.target, 24)}` is not an identity of "
+        "algebra (it fails for some values), so it needs your hypotheses, which ring never uses.",
+    )

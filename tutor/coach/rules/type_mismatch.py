@@ -1,0 +1,180 @@
+"""`type mismatch` / `application type mismatch`: a term proves something other than what its
+position needs. The message's three parts (term, its type, the expected type) decide the fix."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach import families, fixes
+from tutor.coach.context import proofs_of, same, traced_goal
+from tutor.coach.goals import (
+    Shape,
+    Split,
+    shorten,
+    split_target,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+    projected,
+    scene_at,
+    strip_sort,
+)
+from tutor.lean.messages import Mismatch, mismatch_parts
+from tutor.lean.types import Diagnostic
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    line = d.line
+    parts = mismatch_parts(d.message)
+    if not parts:
+        return one(
+            line,
+            f"Do make the term on line {line} have the type Lean expects: read both types "
+            "in the message and rewrite the term or the goal until they agree.",
+        )
+    term = shorten(parts.term, 30)
+    has, want = strip_sort(parts.has), strip_sort(parts.expected)
+    has_split, want_split = split_target(has), split_target(want)
+    if (
+        has_split.shape is Shape.EQ
+        and want_split.shape is Shape.EQ
+        and has_split.left.strip() == want_split.right.strip()
+        and has_split.right.strip() == want_split.left.strip()
+    ):
+        return one(
+            line,
+            f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
+            f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
+        )
+    if term == "rfl" and want_split.shape is Shape.EQ and _numeric(want):
+        witness = _witness_for(d, ctx)
+        if witness:
+            return one(
+                line,
+                f"Do write `exact {witness}` on line {line}: with your witness the property "
+                f"becomes `{shorten(want, 30)}`, which is false, and this witness makes it true.",
+            )
+        return one(
+            line,
+            f"Do check the numbers on line {line}: `{shorten(want, 40)}` is false, so `rfl` "
+            "cannot prove it. Choose a different witness or value so that both sides agree.",
+        )
+    calc_step = _calc_missing_step(term, has_split, want_split, d, ctx)
+    if calc_step:
+        return [calc_step]
+    if want_split.shape is Shape.AND and has.strip() in (
+        want_split.left.strip(),
+        want_split.right.strip(),
+    ):
+        return one(
+            line,
+            f"Do prove both halves of `{shorten(want, 40)}` on line {line}: `{term}` gives only "
+            "one. Use `constructor` with one `·` block per half, or `exact ⟨_, _⟩` with both "
+            "proofs.",
+        )
+    related = _relatives(parts, d, ctx)
+    if related:
+        return related
+    found = fixes.type_mismatch(d.message, scene_at(d, ctx))
+    if found:
+        return [Advice(at, text) for at, text in found]
+    # Unsure: name no tactic (a wrong concrete fix is worse than none).
+    return one(
+        line,
+        f"Do compare the two types on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
+        f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
+        "states exactly the needed fact; `exact?` can search for one.",
+    )
+
+
+def _witness_for(d: Diagnostic, ctx: Context) -> str | None:
+    """`⟨4, rfl⟩` when the goal at the line is an ∃ whose property a ℕ value makes true."""
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is None or not goal.startswith("∃"):
+        return None
+    proofs = proofs_of(goal, [])
+    return proofs[0] if proofs else None
+
+
+def _calc_missing_step(
+    term: str, has: Split, want: Split, d: Diagnostic, ctx: Context
+) -> Advice | None:
+    """A calc chain that proves `a = b` where `a = c` is needed: one more step `_ = c` closes
+    it, with a proof from the facts in scope."""
+    if not term.startswith("calc") or has.shape is Shape.OTHER or not has.op or not want.op:
+        return None
+    if has.left.strip() != want.left.strip() or has.right.strip() == want.right.strip():
+        return None
+    op = want.op if has.shape in (Shape.EQ, want.shape) else has.op
+    step = f"{has.right.strip()} {op} {want.right.strip()}"
+    proofs = proofs_of(step, fixes.Scene(ctx.statement, ctx.text, d.line).facts())
+    proof = proofs[0] if proofs else "?_"
+    last = ctx.text.block_last_line(d.line, d.column, d.end_line, d.end_column)
+    return Advice(
+        d.line,
+        f"Do add the step `_ {op} {shorten(want.right.strip(), 20)} := {proof}` after line "
+        f"{last}: the chain ends at `{shorten(has.right.strip(), 20)}`, but the goal "
+        f"`{shorten(' '.join([want.left, want.op, want.right]), 30)}` ends at "
+        f"`{shorten(want.right.strip(), 20)}`.",
+    )
+
+
+def _numeric(text: str) -> bool:
+    return bool(re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", text))
+
+
+def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
+    """A fix one name away (tutor/coach/families.py), or the earlier `apply` that chose the
+    hypothesis whose premise the student cannot prove while another's fits."""
+    scene = scene_at(d, ctx)
+    facts = scene.facts()
+    types = {**scene.variable_types(), **{n: t for n, t in facts if t}}
+    source = ctx.text.line(d.line).strip()
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    for found in (
+        families.conjunction_half(parts, d.line, source),
+        families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
+        families.relation_swap(parts, d.line, source, ctx.mathlib),
+        families.already_proves(parts, d.line, goal),
+        _other_premise(parts, d.line, ctx, facts),
+        families.weaker_relation(parts, d.line, types, ctx.mathlib),
+        families.strict_from_weak(parts, d.line, facts, ctx.mathlib),
+    ):
+        if found:
+            return [Advice(at, text) for at, text in found]
+    return []
+
+
+def _other_premise(
+    parts: Mismatch, line: int, ctx: Context, facts: list[tuple[str, str]]
+) -> list[tuple[int, str]]:
+    """`apply h1` (`h1 : p → r`) then `exact hq` (`hq : q`) where `h2 : q → r` exists: the
+    earlier line chose the hypothesis whose premise is not the fact the student has."""
+    previous = ctx.text.last_code_line(line - 1)
+    match = re.fullmatch(r"(?:·\s*)?apply\s+([\w'₀-₉.]+)", ctx.text.line(previous or 0).strip())
+    if previous is None or match is None or parts.application:
+        return []
+    kinds = dict(facts)
+    chosen = split_target(kinds.get(match.group(1), ""))
+    if chosen.shape is not Shape.IMPLIES or not same(chosen.left, parts.expected):
+        return []
+    for name, typ in facts:
+        other = split_target(typ)
+        if (
+            name != match.group(1)
+            and other.shape is Shape.IMPLIES
+            and same(other.right, chosen.right)
+            and same(other.left, parts.has)
+        ):
+            return [
+                (
+                    previous,
+                    f"Do write `apply {name}` on line {previous} instead of "
+                    f"`apply {match.group(1)}`: it leaves the premise "
+                    f"`{shorten(chosen.left, 16)}`, which you cannot prove, while `{name}` needs "
+                    f"`{shorten(strip_sort(parts.has), 16)}`, which `{parts.term}` proves.",
+                )
+            ]
+    return []

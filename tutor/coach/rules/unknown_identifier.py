@@ -1,0 +1,425 @@
+"""`unknown identifier` / `unknown constant`: a name Lean does not know. Bind it where the
+student meant to (an `intro`, a pattern, a ∀ not yet introduced), translate a Lean 3
+spelling, or name the existing lemma or hypothesis it is a typo of."""
+
+from __future__ import annotations
+
+import re
+
+from tutor.coach.advice import binder_names
+from tutor.coach.context import facts_in_scope, same, traced_goal
+from tutor.coach.goals import (
+    Shape,
+    split_target,
+)
+from tutor.coach.names import (
+    CORE_LEMMAS,
+    MATHLIB_LEMMAS,
+    MATHLIB_TACTICS,
+    TACTICS,
+    NameGuess,
+    closest_name,
+    damerau_levenshtein,
+)
+from tutor.coach.rules.base import (
+    Advice,
+    Context,
+    one,
+)
+from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
+from tutor.lean.types import Diagnostic
+
+_UNKNOWN_NAME = re.compile(r"unknown (?:identifier|constant)\s*['`‘’]?([^'`’\s]+)", re.IGNORECASE)
+
+
+def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
+    match = _UNKNOWN_NAME.search(d.message)
+    name = match.group(1).rstrip("'`’") if match else ctx.text.token_at(d.line, d.column)
+    line = d.line
+    if name in TACTICS:
+        extra = (
+            " (and not part of core Lean)" if name in MATHLIB_TACTICS and not ctx.mathlib else ""
+        )
+        return one(
+            line,
+            f"Don't use `{name}` as a term on line {line}: it is a tactic{extra}, so write "
+            f"it as its own step inside a `by` block, not after `exact` or `:=`.",
+        )
+    conclusion = proof_conclusion(ctx.statement) or ""
+    if conclusion.startswith("∀") and name in binder_names(conclusion):
+        widened = _widened_intro(ctx, name, line, binder_names(conclusion))
+        if widened is not None:
+            at, fixed = widened
+            return one(
+                at,
+                f"Do write `{fixed}` on line {at}: `{name}` is bound by the ∀ in the goal, and "
+                f"only the names an `intro` gives are in the context, so `{name}` is unknown "
+                f"on line {line}.",
+            )
+        return one(
+            line,
+            f"Do add `intro {name}` before line {line}: `{name}` is bound by the ∀ in the "
+            "goal and is not in the context until you introduce it.",
+        )
+    if name == "begin":
+        return one(
+            line,
+            f"Do replace Lean 3 `begin ... end` on line {line} with `:= by` followed by the "
+            "tactics, one per line, indented under it: Lean 4 has no `begin`.",
+        )
+    pattern = _unbound_in_pattern(ctx, name, line)
+    if pattern is not None:
+        at, fixed, why = pattern
+        return one(
+            at,
+            f"Do name it in the pattern: write `{fixed}` on line {at}. {why}, so `{name}` is "
+            f"never bound and Lean does not know it on line {line}.",
+        )
+    unnamed = _unnamed_binder(ctx, name, line)
+    if unnamed is not None:
+        origin, form = unnamed
+        also = "" if "obtain" in form else "; `assumption` also finds it"
+        return one(
+            origin,
+            f"Do name the hypothesis where it is made: write {form} on line {origin}. "
+            f"Without names Lean makes up inaccessible ones (shown with ✝) that you cannot "
+            f"type, so `{name}` is unknown on line {line}{also}.",
+        )
+    lean4 = _lean3_namespace(name)
+    if lean4 is not None:
+        return [
+            Advice(
+                line,
+                f"Do write `{lean4}` on line {line} instead of `{name}`: that is the Lean 3 name; "
+                "Lean 4 capitalises the namespaces of its core types (`Eq.`, `Nat.`, `Or.`).",
+            ),
+            _name_search_advice(line),
+        ]
+    fact = _fact_for_goal(name, ctx, line)
+    if fact is not None:
+        return one(
+            line,
+            f"Do use `{fact}` on line {line} instead of `{name}`: there is no hypothesis `{name}`, "
+            f"and `{fact}` is the one whose statement matches the goal.",
+        )
+    if _looks_local(name):
+        return one(line, _local_name_advice(ctx, name, line))
+    lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
+    candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
+    candidates = {c for c in candidates if re.match(r"[A-Za-zα-ωℕℤ]", c)}  # never `_`
+    name, suffix = _split_projection(name, candidates)
+    # A one-letter name is one edit from every other letter: no typo guess can be trusted.
+    guess = _reordered_name(name, lemmas) or (
+        closest_name(name, candidates) if len(name) > 1 else None
+    )
+    if guess is None and f"Nat.{name}" in lemmas:
+        guess = NameGuess(f"Nat.{name}", 1)
+    if guess is None and "." in name:
+        head, _, rest = name.partition(".")
+        head_guess = closest_name(head, candidates)
+        if head_guess is not None:
+            guess = NameGuess(f"{head_guess.name}.{rest}", head_guess.distance)
+    secondary = _name_search_advice(line)
+    if guess is not None:
+        why = (
+            " (Lean 4 capitalises namespaces)"
+            if guess.name.lower() == name.lower() and guess.name != name
+            else ""
+        )
+        name, guess = name + suffix, NameGuess(guess.name + suffix, guess.distance)
+        return [
+            Advice(
+                line,
+                f"Do replace `{name}` on line {line} with `{guess.name}`: Lean knows no "
+                f"`{name}`, and `{guess.name}` is the closest existing name{why}.",
+            ),
+            secondary,
+        ]
+    return [
+        Advice(
+            line,
+            f"Do check the name `{name}` on line {line}: Lean knows no lemma or hypothesis by "
+            "that name. Find the lemma you mean with `exact?` and copy its exact name.",
+        ),
+        secondary,
+    ]
+
+
+def _looks_local(name: str) -> bool:
+    """A short lower-case name without a namespace (`hq`, `ih`, `x`, `h₁`): a hypothesis or a
+    variable of the proof, never a library lemma (so no lemma is offered for it)."""
+    return re.fullmatch(r"[a-zα-ω][\w'₀-₉]{0,5}", name) is not None and "_" not in name
+
+
+def _local_names(ctx: Context, line: int) -> list[tuple[str, str]]:
+    """(name, type or "") of what is in scope at `line`: the statement's binders, what the
+    proof introduced (traced), and names written in patterns, `intro`s and `fun`s above."""
+    names = [(n, t) for n, t in facts_in_scope(ctx.statement, ctx.text, line) if n != "_"]
+    known = {n for n, _ in names}
+    for number in range(1, line + 1):
+        code = ctx.text.line(number).split("--", 1)[0]
+        for group in re.findall(r"⟨([^⟨⟩]*)⟩|\|\s*\w+((?:\s+[\w'₀-₉]+)*)\s*=>", code):
+            for word in re.findall(r"[\w'₀-₉]+", " ".join(group)):
+                if word not in known and word != "_" and not word[0].isdigit():
+                    names.append((word, ""))
+                    known.add(word)
+    return names
+
+
+def _local_name_advice(ctx: Context, name: str, line: int) -> str:
+    """A typo of a name in scope only with evidence (one candidate within one edit, a
+    hypothesis where the name reads as one); otherwise say what is in scope, naming no fix."""
+    scope = _local_names(ctx, line)
+    proofs = [n for n, t in scope if t and not _type_word(t) and "✝" not in n]
+    pool = proofs if name.startswith("h") else [n for n, _ in scope if "✝" not in n]
+    near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
+    same_letters = [n for n in near if sorted(n) == sorted(name)]
+    near = same_letters if len(same_letters) == 1 else near
+    if len(near) == 1 and len(name) > 1:
+        return (
+            f"Do replace `{name}` on line {line} with `{near[0]}`: nothing named `{name}` is "
+            f"in scope there, and `{near[0]}` is the one name in scope spelled almost the same."
+        )
+    shown = ", ".join(f"`{n}`" for n in proofs[:4])
+    listed = f" The hypotheses in scope are {shown}." if shown else ""
+    return (
+        f"Do bind `{name}` before you use it on line {line}, or use a name that is in scope: "
+        f"nothing named `{name}` was introduced (by `intro`, a pattern or `have`).{listed}"
+    )
+
+
+def _widened_intro(
+    ctx: Context, name: str, line: int, binders: list[str]
+) -> tuple[int, str] | None:
+    """`intro x y` for the proof's first `intro x` when `y` is the ∀'s next binder."""
+    first = ctx.text.tactic_lines(ctx.text.declaration_span(line))
+    for tactic in first:
+        if tactic.line >= line:
+            return None
+        match = re.fullmatch(r"intro((?:\s+[\w'₀-₉]+)+)", tactic.text.strip())
+        if not match:
+            continue
+        given = match.group(1).split()
+        if name in given or binders.index(name) < len(given):
+            return None
+        wanted = given + binders[len(given) : binders.index(name) + 1]
+        return tactic.line, "intro " + " ".join(wanted)
+    return None
+
+
+# The fields of the constructors a starter course splits on, with the names Lean's docs use,
+# for `induction` (with the induction hypothesis) and `cases`.
+_FIELDS = {
+    ("induction", "zero"): (),
+    ("induction", "succ"): ("k", "ih"),
+    ("induction", "nil"): (),
+    ("induction", "cons"): ("x", "xs", "ih"),
+    ("cases", "zero"): (),
+    ("cases", "succ"): ("k",),
+    ("cases", "nil"): (),
+    ("cases", "cons"): ("x", "xs"),
+    ("cases", "inl"): ("h",),
+    ("cases", "inr"): ("h",),
+    ("cases", "intro"): ("w", "h"),
+}
+_ALTERNATIVE = re.compile(r"^(?P<indent>\s*)\|\s*(?P<ctor>\w+)(?P<names>(?:\s+[\w'₀-₉]+)*)\s*=>")
+_SPLITTER = re.compile(r"^\s*(?:·\s*)?(induction|cases|rcases|match)\b")
+_ANONYMOUS = re.compile(r"⟨([^⟨⟩]*)⟩")
+
+
+def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, str] | None:
+    """(line, the pattern with `name` bound, why) when the alternative around `line` names fewer
+    fields than its constructor has (`| succ k =>` then `ih`), or a `⟨.., _⟩` pattern above
+    drops exactly one part with `_`. Only for a name that is bound nowhere in the attempt."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    alternative = _enclosing_alternative(ctx.text, line)
+    if alternative is not None:
+        at, match, tactic = alternative
+        fields = _FIELDS.get((tactic, match.group("ctor")))
+        names = match.group("names").split()
+        if fields is not None and len(names) < len(fields):
+            slot = len(fields) - 1 if name.startswith(("ih", "h")) else len(names)
+            filled = list(names) + list(fields[len(names) :])
+            filled[max(slot, len(names))] = name
+            fixed = f"| {match.group('ctor')} {' '.join(filled)} =>"
+            why = (
+                f"The alternative `| {match.group('ctor')}{match.group('names')} =>` names "
+                f"{len(names)} of the {len(fields)} parts `{tactic}` gives"
+            )
+            return at, fixed, why
+    for number in range(line, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            break
+        if not re.match(r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b", code):
+            continue
+        groups = _ANONYMOUS.findall(code)
+        holes = [g for g in groups if "_" in [p.strip() for p in g.split(",")]]
+        if len(holes) != 1 or [p.strip() for p in holes[0].split(",")].count("_") != 1:
+            continue
+        parts = [p.strip() for p in holes[0].split(",")]
+        named = ", ".join(name if p == "_" else p for p in parts)
+        fixed = code.replace(f"⟨{holes[0]}⟩", f"⟨{named}⟩", 1)
+        why = f"The `_` in `⟨{holes[0]}⟩` on line {number} throws that part away"
+        return number, fixed, why
+    return None
+
+
+def _bound_somewhere(ctx: Context, name: str) -> bool:
+    """`name` is written where a name is made: a binder of the statement, an `intro`, a
+    pattern, a `have`, a `fun` or an alternative."""
+    if any(n == name for n, _ in statement_hypotheses(ctx.statement)):
+        return True
+    word = rf"(?<![\w.']){re.escape(name)}(?![\w'])"
+    for code in ctx.text.lines:
+        code = code.split("--", 1)[0]
+        if re.search(rf"^\s*(?:·\s*)?(intro|intros|rintro|have|obtain|rcases|fun)\b.*{word}", code):
+            return True
+        if re.search(rf"\|\s*\w+[^=]*{word}[^=]*=>", code) or re.search(rf"fun\s[^=]*{word}", code):
+            return True
+    return False
+
+
+def _enclosing_alternative(text: AttemptText, line: int) -> tuple[int, re.Match[str], str] | None:
+    """The `| ctor names =>` whose branch holds `line`, and the tactic that split (`induction`
+    or `cases`)."""
+    for number in range(line, 0, -1):
+        match = _ALTERNATIVE.match(text.line(number))
+        if match is None:
+            continue
+        if number != line and text.indent(line) <= len(match.group("indent")):
+            return None
+        for above in range(number - 1, 0, -1):
+            split = _SPLITTER.match(text.line(above))
+            if split:
+                tactic = "induction" if split.group(1) == "induction" else "cases"
+                return number, match, tactic
+        return None
+    return None
+
+
+# Lean 3 core namespaces whose Lean 4 spelling is only capitalised (`eq.symm` -> `Eq.symm`).
+_LEAN3_NAMESPACES = {
+    "eq": "Eq",
+    "ne": "Ne",
+    "or": "Or",
+    "and": "And",
+    "iff": "Iff",
+    "not": "Not",
+    "false": "False",
+    "true": "True",
+    "exists": "Exists",
+    "function": "Function",
+}
+
+
+def _lean3_namespace(name: str) -> str | None:
+    """`Eq.symm` for `eq.symm`: a Lean 3 core namespace (ℕ and lists are handled by the lemma
+    table, which knows which of their lemmas exist)."""
+    head, dot, rest = name.partition(".")
+    if not dot or not rest or head not in _LEAN3_NAMESPACES:
+        return None
+    return f"{_LEAN3_NAMESPACES[head]}.{rest}"
+
+
+def _name_search_advice(line: int) -> Advice:
+    return Advice(
+        line,
+        "Don't guess lemma names from memory: search with `exact?` and copy the exact Lean 4 "
+        "name, which capitalises namespaces such as `Nat.` and `List.`.",
+    )
+
+
+_LOCAL_NAME = re.compile(r"^[a-z][\w'₀-₉]{0,4}$")
+
+
+_BARE_SPLIT = re.compile(r"^(cases|induction)\s+([\w'₀-₉]+)\s*;?$")
+
+
+def _obtain_names(name: str, typ: str, shape: Shape) -> str:
+    """The pattern of an `obtain` that gives `name` to the part the student used: a proof name
+    (`h...`) is the property of an ∃ or the second half of an ∧; another name is the witness."""
+    if shape is Shape.EXISTS:
+        witness = (binder_names(typ) or ["w"])[0]
+        return f"{witness}, {name}" if name.startswith("h") else f"{name}, h{name}"
+    return f"{name}, h2" if not name.endswith("2") else f"h1, {name}"
+
+
+def _unnamed_binder(ctx: Context, name: str, line: int) -> tuple[int, str] | None:
+    """(line, how to name it) for the bare `intro` / `cases h` / `induction n` above `line`,
+    when `name` looks like a hypothesis the student expected it to make (a short local name
+    that the statement does not have): Lean names those hypotheses inaccessibly."""
+    if not _LOCAL_NAME.match(name):
+        return None
+    if re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", ctx.statement):
+        return None
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        if re.fullmatch(r"intros?;?", code) or re.fullmatch(r"intros? _.*", code):
+            return number, f"`intro {name}`"
+        split = _BARE_SPLIT.match(code)
+        if split:
+            target = split.group(2)
+            typ = dict(statement_hypotheses(ctx.statement)).get(target, "")
+            shape = split_target(typ).shape
+            if shape is Shape.OR:
+                form = f"`cases {target} with | inl {name} => ... | inr {name} => ...`"
+            elif shape in (Shape.EXISTS, Shape.AND):
+                form = f"`obtain ⟨{_obtain_names(name, typ, shape)}⟩ := {target}`"
+            elif split.group(1) == "induction":
+                form = f"`induction {target} with | zero => ... | succ k {name} => ...`"
+            else:
+                form = f"`cases {target} with` and one `| name {name} => ...` per constructor"
+            return number, form
+    return None
+
+
+_PROJECTIONS = (".mpr", ".mp", ".symm", ".elim", ".left", ".right", ".le", ".1", ".2")
+
+
+def _split_projection(name: str, candidates: set[str]) -> tuple[str, str]:
+    """`nat.succ_le_iff.mpr` -> (`nat.succ_le_iff`, `.mpr`): keep the projection on the fix."""
+    # The whole name is unknown (Lean said so): a projection on it is the student's, keep it.
+    for suffix in _PROJECTIONS:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)], suffix
+    return name, ""
+
+
+def _reordered_name(name: str, lemmas: list[str]) -> NameGuess | None:
+    """`List.append_length` -> `List.length_append`: same words in another order."""
+    if "." not in name:
+        return None
+    space, _, last = name.rpartition(".")
+    words = sorted(last.lower().split("_"))
+    for lemma in lemmas:
+        l_space, _, l_last = lemma.rpartition(".")
+        same_words = sorted(l_last.lower().split("_")) == words
+        if l_space.lower() == space.lower() and same_words and lemma != name:
+            return NameGuess(lemma, 2)
+    return None
+
+
+def _fact_for_goal(name: str, ctx: Context, line: int) -> str | None:
+    """A misspelt hypothesis (`h` for `hp`): the one fact in scope whose type is exactly the
+    goal at the line (traced from the statement); no guess without that evidence."""
+    if not re.fullmatch(r"h\w*", name):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, line)
+    if goal is None:
+        return None
+    facts = [
+        n
+        for n, t in facts_in_scope(ctx.statement, ctx.text, line)
+        if t and n != "_" and "✝" not in n and not _type_word(t) and same(t, goal)
+    ]
+    return facts[0] if len(facts) == 1 else None
+
+
+def _type_word(typ: str) -> bool:
+    return bool(
+        re.fullmatch(r"(Prop|Type\S*|Nat|Int|ℕ|ℤ|ℝ|List\s+\S+|Bool|.*→\s*(Nat|Prop|ℕ))", typ)
+    )
