@@ -278,3 +278,54 @@ def fsdp_losses(rank: int, world: int, port: int, model_dir: str, out: str) -> N
         merged["hidden_size"] = model.config.hidden_size
         (Path(out) / f"losses-{world}.json").write_text(json.dumps(merged))
         torch.save(grads, Path(out) / f"grads-{world}.pt")
+
+
+UNEVEN_UPDATES = (("fd", (3, 2)), ("grpo", (3, 2)), ("fd", (2, 0)))
+
+
+def uneven_updates(rank: int, world: int, port: int, model_dir: str, out: str) -> None:
+    """FD and GRPO updates where the ranks hold different numbers of trajectories (3 vs 2
+    micro-batches, then 2 vs none): each update's logged loss and, at the end, the weights
+    (SGD, lr 1). One process runs the same updates on all the trajectories at once."""
+    from datetime import timedelta
+
+    from tests.training.scripted_rollouts import scripted_trajectory
+    from training.fd import fd_update
+    from training.grpo import grpo_update
+    from training.session import open_session
+    from tutor.prover.problem import Problem
+
+    join(rank, world, port)
+    if world > 1:  # a hang fails the test in a minute, not after gloo's 30-minute default
+        torch.distributed.init_process_group("gloo", timeout=timedelta(seconds=60))
+    config = small_config(model_dir, "", out, world)
+    config.optimizer.micro_batch_size = 1
+    session = open_session(config, "fd-grpo", rollout_factory=scripted_rollout_factory)
+    session.optimizer = torch.optim.SGD(
+        [p for p in session.model.parameters() if p.requires_grad], lr=1.0
+    )
+    losses = []
+    for number, (stage, counts) in enumerate(UNEVEN_UPDATES):
+        problems = [
+            Problem(id=f"u{number}-{i}", statement=f"theorem u{i} : {i} = {i} := by",
+                    reference_proof="rfl")
+            for i in range(sum(counts))
+        ]  # fmt: skip
+        every = [
+            scripted_trajectory(session.tokenizer, p, 1.0, sample=i) for i, p in enumerate(problems)
+        ]
+        start = sum(counts[:rank]) if world > 1 else 0
+        mine = every[start : start + counts[rank]] if world > 1 else every
+        if stage == "fd":
+            metrics = fd_update(session, mine, ["Be concise."] * len(mine))
+        else:
+            advantages = torch.tensor([1.0 if t.reward else -1.0 for t in mine])
+            metrics = grpo_update(session, mine, advantages)
+        losses.append(distributed.reduce_metrics(metrics)["loss"])
+    weights = distributed.full_state_dict(session.model)
+    assert weights is not None
+    if distributed.is_main():
+        (Path(out) / f"uneven-{world}.json").write_text(json.dumps(losses))
+        torch.save(
+            {k: v.detach().clone() for k, v in weights.items()}, Path(out) / f"uneven-{world}.pt"
+        )

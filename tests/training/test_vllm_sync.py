@@ -66,7 +66,6 @@ def test_rollouts_go_through_the_engine_protocol(tiny_model_dir, fake_checker, t
         checker=fake_checker,
         tools_factory=tools_factory,
         model_config=ModelConfig(path=str(tiny_model_dir), max_turns=1),
-        seed=0,
         policy=ScriptedPolicy(tokenizer, good={"t"}),
         engine=engine,
     )
