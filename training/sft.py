@@ -140,16 +140,19 @@ def sft_rank_batch(
     return batch[rank::world], epoch
 
 
-def train_sft(session: Session) -> TrainResult:
-    cfg = session.config
-    examples = build_examples(session)
-    batch_size = cfg.training.pretrain.batch_size
-    per_epoch = math.ceil(len(examples) / batch_size)
-    total = per_epoch * cfg.training.pretrain.epochs
+def sft_step_fn(examples: list[Trajectory]) -> Any:
+    """One SFT optimizer step over the global batch of step `session.step` (this rank's
+    share of it; the loss is the token mean over all ranks' tokens)."""
 
     def sft_step(s: Session) -> dict[str, Any]:
+        cfg = s.config
         mine, epoch = sft_rank_batch(
-            examples, s.step, batch_size, cfg.run.seed, distributed.rank(), distributed.world_size()
+            examples,
+            s.step,
+            cfg.training.pretrain.batch_size,
+            cfg.run.seed,
+            distributed.rank(),
+            distributed.world_size(),
         )
         [global_tokens] = global_totals(sum(sum(t.mask) for t in mine))
         loss_sum = 0.0
@@ -165,8 +168,16 @@ def train_sft(session: Session) -> TrainResult:
             "sft_loss": loss_sum,
             "grad_norm": grad_norm,
             "tokens": float(sum(sum(t.mask) for t in mine)),
+            "trajectories": len(mine),
             "epoch": epoch,
             "examples": len(examples),
         }
 
-    return run_loop(session, sft_step, total)
+    return sft_step
+
+
+def train_sft(session: Session) -> TrainResult:
+    cfg = session.config
+    examples = build_examples(session)
+    per_epoch = math.ceil(len(examples) / cfg.training.pretrain.batch_size)
+    return run_loop(session, sft_step_fn(examples), per_epoch * cfg.training.pretrain.epochs)

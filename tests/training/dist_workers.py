@@ -129,7 +129,13 @@ def one_step_gradient(
     session.optimizer = torch.optim.SGD(
         [p for p in session.model.parameters() if p.requires_grad], lr=1.0
     )
-    metrics = distributed.reduce_metrics((fd_step if stage == "fd" else grpo_step)(session))
+    if stage == "sft":
+        from training.sft import build_examples, sft_step_fn
+
+        step = sft_step_fn(build_examples(session))
+    else:
+        step = fd_step if stage == "fd" else grpo_step
+    metrics = distributed.reduce_metrics(step(session))
     after = distributed.full_state_dict(session.model)
     assert after is not None
     if distributed.is_main():

@@ -340,3 +340,29 @@ def test_search_examples_train_and_the_lineage_counts_them(
     assert lineage["counts"]["search_fd_examples"] == 1
     assert lineage["search"]["trajectories"] == ["trajectory-5"]
     assert "trajectory-5" in lineage["trajectories"] and lineage["counts"]["trajectories"] == 1
+
+
+def test_each_rank_trains_on_its_own_share_of_the_classroom_pools(
+    tiny_model_dir: Path, tmp_path: Path, rollout_factory: Any, monkeypatch: pytest.MonkeyPatch
+):
+    """Rank 1 of 2 (its view in one process): the pools are split rank::world, so this
+    rank trains on its share of them (every rank used to take the whole pools: each
+    example world-size times per step)."""
+    from training import distributed
+
+    monkeypatch.setattr(distributed, "rank", lambda: 1)
+    monkeypatch.setattr(distributed, "world_size", lambda: 2)
+    config = _config(tiny_model_dir, tmp_path, "ranked")
+    config.classroom.sft_per_step = 8
+    config.fd.batch_size = 2  # 1 per rank
+    snapshot, held = _snapshot(tmp_path)
+    train = next(p.id for p in read_snapshot(snapshot).problems if p.id not in held)
+    with snapshot.open("a") as handle:
+        handle.write(json.dumps(_search_record(tmp_path, train)) + "\n")
+    factory = lambda model, tok: rollout_factory(model, tok, config.model)  # noqa: E731
+    result = continual_distill(snapshot, config, rollout_factory=factory, coach=FixedCoach())
+    assert result.error is None
+    # What entered this rank's losses: its share [the found proof's first step] of the SFT
+    # pool [solution, step 1, step 2], and no share of the one reviewed attempt.
+    assert result.lineage["counts"]["search_sft_examples"] == 1
+    assert result.lineage["attempts"] == []

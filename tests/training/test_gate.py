@@ -81,9 +81,7 @@ def _tolerance(alpha: float) -> float:
     [(1, 0.0), (5, 0.0), (10, 0.0), (1, -0.03)],
     ids=["one-equal", "best-of-5-equal", "best-of-10-equal", "one-3-points-worse"],
 )
-def test_no_better_candidates_are_promoted_at_most_alpha_of_the_time(
-    candidates: int, shift: float
-):
+def test_no_better_candidates_are_promoted_at_most_alpha_of_the_time(candidates: int, shift: float):
     cfg = ClassroomConfig()
     rate = _false_promotion_rate(candidates, shift, gate_problems=8, cfg=cfg, seed=candidates)
     assert rate <= _tolerance(cfg.gate_alpha), f"promoted {rate:.3f} of no-better candidates"
@@ -125,7 +123,9 @@ def test_sign_flip_p_value_is_the_exact_enumeration():
         observed = sum(diffs)
         patterns = list(itertools.product((1, -1), repeat=len(diffs)))
         brute = sum(
-            1 for signs in patterns if sum(s * d for s, d in zip(signs, diffs)) >= observed
+            1
+            for signs in patterns
+            if sum(s * d for s, d in zip(signs, diffs, strict=True)) >= observed
         ) / len(patterns)
         assert sign_flip_p_value(diffs) == pytest.approx(brute, abs=1e-15)
     assert sign_flip_p_value([Fraction(1, 16)] * 5) == 1 / 32
