@@ -335,3 +335,64 @@ def uneven_updates(rank: int, world: int, port: int, model_dir: str, out: str) -
         torch.save(
             {k: v.detach().clone() for k, v in weights.items()}, Path(out) / f"uneven-{world}.pt"
         )
+
+
+def memory_inventory(rank: int, world: int, port: int, model_dir: str, out: str) -> None:
+    """Bytes this rank actually holds for each persistent term of training.memory after an
+    FD step (AdamW state exists), with get_model_state_dict made to fail so a whole-model
+    gather anywhere in the step or the replica sync shows; rank 0 writes them."""
+    from torch.distributed.checkpoint import state_dict as dcp_state_dict
+    from torch.distributed.tensor import DTensor
+
+    from training.fd import fd_step
+    from training.session import open_session
+    from tutor.coach import make_coach
+
+    join(rank, world, port)
+    config = small_config(model_dir, "", out, world)
+    problems = Path(out) / "problems.jsonl"
+    problems.write_text(
+        "".join(
+            json.dumps({"name": f"m{i}", "formal_statement": f"theorem m{i} : {i} = {i} := by",
+                        "header": "", "reference_proof": "rfl"}) + "\n"
+            for i in range(world)
+        )
+    )  # fmt: skip
+    config.data.train = str(problems)
+    config.fd.batch_size = world
+    config.model.dtype = "bfloat16"  # bf16 compute over fp32 master weights, as on GPUs
+    session = open_session(
+        config, "fd", rollout_factory=scripted_rollout_factory, coach=make_coach("fixed")
+    )
+
+    def whole_model_gather(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a whole-model state dict was gathered during a step")
+
+    original = dcp_state_dict.get_model_state_dict
+    dcp_state_dict.get_model_state_dict = whole_model_gather
+    try:
+        fd_step(session)  # forward, backward, AdamW step, EMA, replica sync
+    finally:
+        dcp_state_dict.get_model_state_dict = original
+
+    def local_bytes(tensors: Any) -> int:
+        total = 0
+        for t in tensors:
+            t = t.to_local() if isinstance(t, DTensor) else t
+            total += t.numel() * t.element_size()
+        return total
+
+    moments = [
+        v for state in session.optimizer.state.values() for k, v in state.items() if k != "step"
+    ]
+    assert session.teacher is not None
+    measured = {
+        "fp32 master weights (sharded)": local_bytes(session.model.parameters()),
+        "AdamW moments, fp32 (sharded)": local_bytes(moments),
+        "fp32 EMA teacher (sharded)": local_bytes(session.teacher.parameters()),
+        "rollout replica (compute dtype)": local_bytes(session.rollout_model.parameters()),
+        "replica dtype": str(next(session.rollout_model.parameters()).dtype),
+    }
+    parts = distributed.gather_objects(measured)
+    if distributed.is_main():
+        (Path(out) / "memory.json").write_text(json.dumps(parts))
