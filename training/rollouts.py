@@ -160,26 +160,24 @@ def vllm_server_rollout(
     checker: Any,
     tools_factory: Any,
     model_config: Any,
-    transport: Any = None,
+    engine_factory: Any = None,
 ) -> RolloutFn:
     """Rollouts sampled by a separate vLLM server (model.vllm_mode: server;
     training/vllm_server.py): the same agent loop and trajectories as colocated, the
     policy's calls go to the server's /v1/completions, and the live weights are pushed to
-    it (ServerSync) before the first rollout after model.vllm_sync_every optimizer steps.
-    transport: the weight data plane (tests pass a fake; default NCCL, GPU hosts). An
-    unreachable server raises VLLMServerUnreachable here, at start."""
-    from training import distributed
-    from training.vllm_server import NCCLTransport, ServerClient, ServerPolicy, ServerSync
+    it (ServerSync, through vLLM's trainer-side NCCL engine) before the first rollout after
+    model.vllm_sync_every optimizer steps. engine_factory: tests pass a fake transfer
+    engine; default vLLM's (GPU hosts). An unreachable server raises
+    VLLMServerUnreachable here, at start."""
+    from training.vllm_server import ServerClient, ServerPolicy, ServerSync
 
     client = ServerClient(model_config.vllm_server_url, model_config.vllm_server_timeout_s)
     policy = ServerPolicy(client, tokenizer)
-    if transport is None and distributed.is_main():
-        transport = NCCLTransport()
     sync = ServerSync(
         client,
         model,
         getattr(torch, model_config.dtype),
-        transport,
+        engine_factory,
         every=model_config.vllm_sync_every,
     )
     return _synced_rollout(policy, sync, checker, tools_factory, model_config)

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 INSTALL_HINT = (
     "vLLM is not installed: on a CUDA host run `.venv/bin/pip install -e '.[gpu]'` "
-    "(vllm==0.33.0), or use the transformers backend (LEANCOACH_PROVER_BACKEND=hf)"
+    "(vllm==0.30.0), or use the transformers backend (LEANCOACH_PROVER_BACKEND=hf)"
 )
 
 
