@@ -106,6 +106,7 @@ class RunShape:
     top_k: int = 25
     teacher: bool = True  # FD stages
     reference: bool = False  # grpo.beta > 0
+    replica: bool = True  # FSDP runs sample from a replica; one process samples the model
     compute_bytes: int = 2  # bf16
     gpu_allocation: float = 0.6  # resources.gpu_allocation
     device_bytes: float = H200_BYTES
@@ -121,8 +122,9 @@ def persistent(shape: ModelShape, run: RunShape) -> dict[str, float]:
         "fp32 master weights (sharded)": 4 * p / w,
         "fp32 gradients (sharded)": 4 * p / w,
         "AdamW moments, fp32 (sharded)": 8 * p / w,
-        "rollout replica (compute dtype)": float(run.compute_bytes * p),
     }
+    if run.replica:
+        out["rollout replica (compute dtype)"] = float(run.compute_bytes * p)
     if run.teacher:
         out["fp32 EMA teacher (sharded)"] = 4 * p / w
     if run.reference:

@@ -178,7 +178,7 @@ def load_model_and_tokenizer(config: Config, device: torch.device) -> tuple[Any,
     model = model.to(device)
     tokenizer = AutoTokenizer.from_pretrained(config.model.path)
     if config.model.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
+        model.activation_checkpointing_enable()  # transformers 5.x name (modeling_utils.py)
     model.train()
     return model, tokenizer
 
