@@ -322,9 +322,9 @@ def make_replica(sharded: nn.Module, dtype: torch.dtype, device: torch.device) -
     sync_replica, one tensor at a time."""
     from transformers import AutoModelForCausalLM
 
-    with torch.random.fork_rng(devices=[]):
+    forked = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=forked), torch.device(device):
         replica: Any = AutoModelForCausalLM.from_config(sharded.config, dtype=dtype)
-    replica.to(device)
     replica.requires_grad_(False)
     replica.eval()
     sync_replica(sharded, replica)
