@@ -478,9 +478,9 @@ def continual_distill(
         outcome.reason = "no checkpoint was written (stopped before the first step)"
         return outcome
     if not gate_problems:
+        # Empty only when nothing is held out (every course's held-out share has one).
         outcome.reason = (
-            "no gate problems (a course needs two or more problems to hold one out): "
-            "registered, not promoted"
+            "no held-out problems (a course needs two or more): registered, not promoted"
         )
         return _record_gate(outcome, run_dir, None)
     _load_candidate(session, candidate)
