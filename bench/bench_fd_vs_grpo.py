@@ -3,63 +3,40 @@
     .venv/bin/python bench/bench_fd_vs_grpo.py                 # tiny random Qwen3 on CPU
     .venv/bin/python bench/bench_fd_vs_grpo.py --model DIR --device cuda --batch 16 --response 1024
 
-Both steps run the project's own pieces (training.batches, training.losses, training.ema)
-on identical trajectories: GRPO = student forward + backward + AdamW; FD = the same plus a
-no-grad teacher forward over the longer teacher context (feedback appended to the prompt)
-and the EMA every 5 steps (amortised). Rollout time is not included (it is the same path
-for both). Prints the measured figures and FD's cost as a ratio of GRPO's, measured in the
-same run. The paper's per-step batches differ (FD 128, GRPO 640 trajectories), so the
-per-trajectory ratio is what compares sample costs.
+Both steps are the trainer's own (training.fd.fd_update, training.grpo.grpo_update on a
+session from training.session.open_session), on identical trajectories, with the default
+memory-bounded loss path (model.loss_chunk_tokens, 1024: the output head applied chunk by
+chunk, never [B, L, V] logits; --chunk 0 times the full-logits reference instead): GRPO =
+student forward + backward + AdamW; FD = the same plus a no-grad teacher forward over the
+longer teacher context (the feedback appended to the prompt) reduced to its top-25, and
+the EMA every 5 steps. Rollout time is not included (the same path for both). Prints the
+measured figures and FD's cost as a ratio of GRPO's, measured in the same run. The paper's
+per-step batches differ (FD 128, GRPO 640 trajectories), so the per-trajectory ratio is
+what compares sample costs.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
+import tempfile
 import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
 
-from training.batches import gather_response_logits, pad_sequences, token_logprobs
-from training.ema import ema_update_, make_teacher
-from training.losses import feedback_distillation_loss, group_advantages, grpo_loss
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.synthetic import build_model, make_tokenizer, trajectories  # noqa: E402
+from training.config import tiny_cpu_config  # noqa: E402
 
-def tiny_model(vocab: int) -> torch.nn.Module:
-    from transformers import AutoModelForCausalLM, Qwen3Config
-
-    config = Qwen3Config(
-        vocab_size=vocab,
-        hidden_size=256,
-        intermediate_size=512,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=64,
-        tie_word_embeddings=True,
-    )
-    torch.manual_seed(0)
-    return AutoModelForCausalLM.from_config(config)
-
-
-def make_batch(args: argparse.Namespace, vocab: int, device: str):
-    gen = torch.Generator().manual_seed(0)
-    rows, teacher_rows = [], []
-    for _ in range(args.batch):
-        prompt = torch.randint(0, vocab, (args.prompt,), generator=gen).tolist()
-        feedback = torch.randint(0, vocab, (args.feedback,), generator=gen).tolist()
-        response = torch.randint(0, vocab, (args.response,), generator=gen).tolist()
-        rows.append(prompt + response)
-        teacher_rows.append(prompt + feedback + response)
-    student = pad_sequences(rows, [args.prompt] * args.batch, 0, device)
-    teacher = pad_sequences(teacher_rows, [args.prompt + args.feedback] * args.batch, 0, device)
-    targets = torch.tensor([r[args.prompt :] for r in rows], device=device)
-    # Tool outputs inside y are mask 0: mark every 4th block of 16 tokens as environment text.
-    mask = torch.ones(args.batch, args.response, device=device)
-    for start in range(48, args.response, 64):
-        mask[:, start : start + 16] = 0
-    return student, teacher, targets, mask
+TINY = dict(
+    hidden_size=256, intermediate_size=512, num_attention_heads=4, num_key_value_heads=2,
+    head_dim=64, vocab_size=4096, tie_word_embeddings=True, max_position_embeddings=8192,
+)  # fmt: skip
 
 
 def sync(device: str) -> None:
@@ -67,7 +44,7 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def time_steps(step, n: int, device: str) -> list[float]:
+def time_steps(step: Callable[[], Any], n: int, device: str) -> list[float]:
     times = []
     for _ in range(n):
         sync(device)
@@ -78,86 +55,65 @@ def time_steps(step, n: int, device: str) -> list[float]:
     return times
 
 
-def main() -> None:
+def run(argv: Sequence[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", help="local model directory (default: a tiny random Qwen3)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch", type=int, default=4)
-    parser.add_argument("--prompt", type=int, default=256)
-    parser.add_argument("--feedback", type=int, default=48)
-    parser.add_argument("--response", type=int, default=256)
+    parser.add_argument("--response", type=int, default=512, help="tokens per trajectory")
+    parser.add_argument("--chunk", type=int, default=1024, help="model.loss_chunk_tokens")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
+    from training.fd import fd_update
+    from training.grpo import grpo_update
+    from training.session import open_session
 
+    device = torch.device(args.device)
     if args.model:
-        from transformers import AutoModelForCausalLM
+        from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        model: Any = AutoModelForCausalLM.from_pretrained(
-            args.model, dtype=torch.bfloat16 if args.device.startswith("cuda") else torch.float32
-        )
+        model: Any = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(args.model)
+        model.to(device).train()
     else:
-        model = tiny_model(vocab=4096)
-    model.to(args.device).train()
-    vocab = model.config.vocab_size
-    teacher = make_teacher(model)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-6)
-    student_in, teacher_in, targets, mask = make_batch(args, vocab, args.device)
-    advantages = group_advantages(
-        torch.tensor([1.0, 0.0] * (args.batch // 2) + [0.0] * (args.batch % 2)),
-        2 if args.batch % 2 == 0 else 1,
-        scale=args.batch % 2 == 0,
-    ).to(args.device)
-    counter = {"fd": 0}
+        model, tokenizer = build_model(TINY, 2, device, seed=0), make_tokenizer()
+    with tempfile.TemporaryDirectory(prefix="bench-fd-grpo-") as tmp:
+        config = tiny_cpu_config(args.model or "", "", name="bench")
+        config.run.device = device.type
+        config.run.output_dir, config.checkpoints.registry = tmp, tmp
+        config.checkpoints.resume = False
+        config.model.dtype = "bfloat16" if device.type == "cuda" else "float32"
+        config.model.loss_chunk_tokens = args.chunk
+        config.optimizer.micro_batch_size = args.batch
+        config.optimizer.lr = 1e-6
+        config.fd.ema_every = 5
+        session = open_session(config, "fd", model_and_tokenizer=(model, tokenizer))
+        batch = trajectories(tokenizer, args.batch, args.response, model.config.vocab_size, 0)
+        feedback = ["Use simp."] * len(batch)
+        advantages = torch.tensor([1.0, -1.0] * (args.batch // 2) + [0.0] * (args.batch % 2))
 
-    def student_logits():
-        out = model(
-            input_ids=student_in.input_ids,
-            attention_mask=student_in.attention_mask,
-            use_cache=False,
-        )
-        return gather_response_logits(out.logits, student_in, args.response)
+        def grpo_step() -> None:
+            grpo_update(session, batch, advantages)
 
-    def grpo_step() -> None:
-        logits = student_logits()
-        logprobs = token_logprobs(logits, targets)
-        loss = grpo_loss(logprobs, logprobs.detach(), advantages, mask)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        def fd_step() -> None:
+            fd_update(session, batch, feedback)
+            session.step += 1  # the EMA's period counts steps, as run_loop does
 
-    def fd_step() -> None:
-        with torch.no_grad():
-            out = teacher(
-                input_ids=teacher_in.input_ids,
-                attention_mask=teacher_in.attention_mask,
-                use_cache=False,
-            )
-            t_logits = gather_response_logits(out.logits, teacher_in, args.response)
-        loss = feedback_distillation_loss(student_logits(), t_logits, mask)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        counter["fd"] += 1
-        if counter["fd"] % 5 == 0:
-            ema_update_(teacher, model, 0.9)
-
-    grpo_step()  # warm-up (allocations, kernels)
-    fd_step()
-    grpo_times = time_steps(grpo_step, args.steps, args.device)
-    fd_times = time_steps(fd_step, args.steps, args.device)
-    tokens = float(mask.sum())
+        grpo_step()  # warm-up (allocations, kernels)
+        fd_step()
+        grpo_times = time_steps(grpo_step, args.steps, args.device)
+        fd_times = time_steps(fd_step, args.steps, args.device)
+    tokens = float(sum(sum(t.mask) for t in batch))
     grpo_s, fd_s = statistics.median(grpo_times), statistics.median(fd_times)
     params = sum(p.numel() for p in model.parameters())
-    print(
-        f"model: {args.model or 'tiny random Qwen3'} ({params / 1e6:.2f}M params), device {args.device}, threads {args.threads}"
-    )
-    print(
-        f"batch: {args.batch} trajectories x (prompt {args.prompt} + response {args.response}), feedback {args.feedback} tokens, {tokens:.0f} generated tokens"
-    )
+    path = f"chunked, {args.chunk} rows" if args.chunk else "full logits (reference)"
+    print(f"model: {args.model or 'tiny random Qwen3'} ({params / 1e6:.2f}M params), "
+          f"device {args.device}, threads {args.threads}, loss path: {path}")  # fmt: skip
+    print(f"batch: {args.batch} trajectories x {args.response} tokens, {tokens:.0f} sampled tokens")
     print(
         f"GRPO step: {grpo_s * 1000:8.1f} ms  {tokens / grpo_s:10.0f} tokens/s  (median of {args.steps})"
     )
@@ -167,10 +123,10 @@ def main() -> None:
     print(
         f"ratio FD/GRPO step time: {fd_s / grpo_s:.2f}x   tokens/s: {grpo_s / fd_s:.2f}x of GRPO's"
     )
-    print(
-        f"per step at the paper's batches (FD 128, GRPO 640 trajectories): FD/GRPO = {fd_s / grpo_s * 128 / 640:.2f}x"
-    )
+    print(f"per step at the paper's batches (FD 128, GRPO 640 trajectories): "
+          f"FD/GRPO = {fd_s / grpo_s * 128 / 640:.2f}x")  # fmt: skip
+    return {"grpo_s": grpo_s, "fd_s": fd_s, "ratio": fd_s / grpo_s, "tokens": tokens}
 
 
 if __name__ == "__main__":
-    main()
+    run()

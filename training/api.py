@@ -71,7 +71,7 @@ def lean_rollout_factory(config: Config) -> RolloutFactory:
                 checker=checker,
                 tools_factory=tools_factory,
                 model_config=config.model,
-                seed=config.run.seed * 1000 + distributed.rank(),
+                engine_seed=config.run.seed,
                 world_size=distributed.world_size(),
                 rank=distributed.rank(),
             )
@@ -81,7 +81,6 @@ def lean_rollout_factory(config: Config) -> RolloutFactory:
             checker=checker,
             tools_factory=tools_factory,
             model_config=config.model,
-            seed=config.run.seed * 1000 + distributed.rank(),
         )
 
     return factory
@@ -156,6 +155,7 @@ def dispatch(stage: str, session: Session) -> TrainResult:
 def evaluate_stage(session: Session) -> TrainResult:
     """`eval`: evaluate the model of model.path on data.eval; metrics logged at the current step."""
     from training.evaluate import evaluate
+    from training.session import eval_seed
 
     if not session.eval_problems:
         raise ValueError(
@@ -170,6 +170,7 @@ def evaluate_stage(session: Session) -> TrainResult:
         session.config,
         pad_id=session.pad_id,
         lemmas_seen=set(),
+        seed=eval_seed(session.config),
     )
     record = session.logger.log(
         session.step, "eval", {f"eval/{k}": v for k, v in result.metrics.items()}

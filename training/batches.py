@@ -246,3 +246,26 @@ def trajectory_temperatures(
         dtype=torch.float32,
         device=device,
     )
+
+
+def placeholder_trajectory(tokenizer: Any) -> Trajectory:
+    """A one-token trajectory run at weight 0 where a rank has fewer micro-batches than
+    another (training.session.agreed_micro_batches): its forward and backward go through
+    every module, so FSDP's collectives match across ranks, and its gradient is exactly 0.
+    Its single response token has mask 1 so the chunked losses use the output head too."""
+    messages = [{"role": "user", "content": "."}]
+    prompt = render_prompt_ids(tokenizer, messages, [])
+    end = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+    ids = [*prompt, int(end)]
+    return Trajectory(
+        problem_id="",
+        statement="",
+        mode="placeholder",
+        prompt_messages=messages,
+        tools=[],
+        token_ids=ids,
+        mask=[0] * len(prompt) + [1],
+        logprobs=[0.0] * len(ids),
+        prompt_length=len(prompt),
+        sampling={"temperature": 1.0},
+    )

@@ -24,9 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from training.config import ClassroomConfig
@@ -91,7 +91,7 @@ def course_of(problem_id: str) -> str:
     return problem_id.split("/", 1)[0] if "/" in problem_id else ""
 
 
-def _rank(problem_id: str, seed: int) -> str:
+def _rank(problem_id: str, seed: int | str) -> str:
     return hashlib.sha256(f"{seed}:{problem_id}".encode()).hexdigest()
 
 
@@ -350,6 +350,53 @@ def human_admitted(
 
 
 # --- the gate ------------------------------------------------------------------------------
+#
+# Why this shape. A gate that picks the run's best checkpoint on some problems and then tests
+# it on the same problems promotes the luckiest candidate: with a percentile bootstrap and the
+# best of 5 truly-no-better checkpoints, 16-34% were promoted at a nominal 5%. So:
+#   - the held-out problems are split once more, per course and deterministically, into a
+#     *selection* set (evaluated during the run; it picks the best checkpoint) and a *gate*
+#     set (evaluated twice, never during training: the serving checkpoint before the run,
+#     the one chosen candidate after it). The candidate does not depend on the gate set, so
+#     one test on it keeps its level;
+#   - the test is an exact one-sided paired sign-flip (randomisation) test of the mean
+#     per-problem pass-rate difference: under "no better" (the two models' samples on a
+#     problem are exchangeable) every sign pattern of the per-problem differences is equally
+#     likely, so P(p <= alpha) <= alpha. Its distribution is computed exactly (a convolution
+#     over the integer differences), not resampled;
+#   - with n gate problems the smallest p it can give is 1 / 2^n, so below
+#     ceil(log2(1 / alpha)) problems (5 at alpha 0.05) no result could be significant, and
+#     below classroom.min_eval_problems the gate refuses outright; both say why.
+# tests/training/test_gate.py simulates thousands of rounds with candidates truly equal and
+# truly worse and checks the false-promotion rate against alpha.
+
+
+@dataclass(frozen=True)
+class HeldOutSplit:
+    """The held-out problems of a round: `selection` picks the best checkpoint during the
+    run, `gate` judges the one candidate against the serving checkpoint after it."""
+
+    selection: frozenset[str]
+    gate: frozenset[str]
+
+    @property
+    def held_out(self) -> set[str]:
+        return set(self.selection | self.gate)
+
+
+def held_out_split(problems: Sequence[Problem], cfg: ClassroomConfig, seed: int) -> HeldOutSplit:
+    """held_out_ids (classroom.eval_fraction, seed), then per course the ceil(gate_fraction
+    * m) of its m held-out problems with the smallest second hash form the gate set (at
+    least one), the rest the selection set. Deterministic, like the held-out split itself."""
+    held = held_out_ids(problems, cfg.eval_fraction, seed)
+    by_course: dict[str, list[str]] = {}
+    for problem_id in sorted(held):
+        by_course.setdefault(course_of(problem_id), []).append(problem_id)
+    gate_ids: set[str] = set()
+    for ids in by_course.values():
+        n = max(1, math.ceil(cfg.gate_fraction * len(ids)))
+        gate_ids.update(sorted(ids, key=lambda i: _rank(i, f"{seed}:gate"))[:n])
+    return HeldOutSplit(selection=frozenset(held - gate_ids), gate=frozenset(gate_ids))
 
 
 @dataclass
@@ -362,74 +409,97 @@ class GateDecision:
     mean_difference: float
     p_value: float
     problems: int
-    resamples: int
+    min_problems: int
     alpha: float
     min_improvement: float
+    test: str = "exact one-sided paired sign-flip test over gate problems"
     checkpoint: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-def per_problem_rates(per_problem: Sequence[dict[str, Any]]) -> dict[str, float]:
-    return {str(p["problem"]): p["correct"] / max(p["n"], 1) for p in per_problem}
+def per_problem_rates(per_problem: Sequence[dict[str, Any]]) -> dict[str, Fraction]:
+    """problem id -> correct / n, exactly (the sign-flip test works on exact differences)."""
+    return {
+        str(p["problem"]): Fraction(int(p["correct"]), max(int(p["n"]), 1)) for p in per_problem
+    }
 
 
-def paired_bootstrap(
-    baseline: dict[str, float], candidate: dict[str, float], resamples: int, seed: int
-) -> tuple[float, float, int]:
-    """Mean per-problem difference (candidate - baseline) over the shared problems and the
-    one-sided bootstrap p-value: the share of resampled means that are <= 0."""
-    shared = sorted(set(baseline) & set(candidate))
-    diffs = [candidate[p] - baseline[p] for p in shared]
-    if not diffs:
-        return 0.0, 1.0, 0
-    rng = random.Random(seed)
-    n = len(diffs)
-    not_better = sum(
-        1 for _ in range(resamples) if sum(diffs[rng.randrange(n)] for _ in range(n)) <= 0
-    )
-    return sum(diffs) / n, not_better / resamples, n
+def sign_flip_p_value(differences: Sequence[Fraction]) -> float:
+    """P(S* >= S) where S is the sum of the differences and S* the same sum with each sign
+    flipped independently with probability 1/2: the exact null distribution of the paired
+    randomisation test, by convolution over the differences scaled to integers."""
+    if not differences:
+        return 1.0
+    scale = math.lcm(*(d.denominator for d in differences))
+    steps = [abs(int(d * scale)) for d in differences]
+    observed = sum(int(d * scale) for d in differences)
+    counts: dict[int, int] = {0: 1}
+    for step in steps:
+        nxt: dict[int, int] = {}
+        for total, count in counts.items():
+            for signed in (step, -step):
+                nxt[total + signed] = nxt.get(total + signed, 0) + count
+        counts = nxt
+    at_least = sum(count for total, count in counts.items() if total >= observed)
+    return at_least / 2 ** len(steps)
+
+
+def smallest_testable(alpha: float) -> int:
+    """Fewest problems for which the sign-flip test can reach p <= alpha (1 / 2^n <= alpha)."""
+    return max(1, math.ceil(math.log2(1.0 / alpha) - 1e-12))
 
 
 def gate(
     baseline_per_problem: Sequence[dict[str, Any]],
     candidate_per_problem: Sequence[dict[str, Any]],
     cfg: ClassroomConfig,
-    seed: int,
 ) -> GateDecision:
+    """Promote the candidate only when its mean pass@1 over the gate problems beats the
+    serving checkpoint's by more than classroom.min_improvement and the exact one-sided
+    sign-flip test gives p <= classroom.gate_alpha, on at least classroom.min_eval_problems
+    problems (and never fewer than the test needs to reach alpha at all)."""
     base = per_problem_rates(baseline_per_problem)
     cand = per_problem_rates(candidate_per_problem)
-    diff, p, n = paired_bootstrap(base, cand, cfg.gate_resamples, seed)
     shared = sorted(set(base) & set(cand))
-    b = sum(base[k] for k in shared) / len(shared) if shared else 0.0
-    c = sum(cand[k] for k in shared) / len(shared) if shared else 0.0
+    n = len(shared)
+    diffs = [cand[k] - base[k] for k in shared]
+    b = float(sum(base[k] for k in shared) / n) if n else 0.0
+    c = float(sum(cand[k] for k in shared) / n) if n else 0.0
+    diff = float(sum(diffs) / n) if n else 0.0
+    needed = max(cfg.min_eval_problems, smallest_testable(cfg.gate_alpha))
+    p = sign_flip_p_value(diffs) if n else 1.0
     decision = GateDecision(
         promote=False, reason="", metric="pass@1 (per-problem rate)", baseline=b, candidate=c,
-        mean_difference=diff, p_value=p, problems=n, resamples=cfg.gate_resamples,
+        mean_difference=diff, p_value=p, problems=n, min_problems=needed,
         alpha=cfg.gate_alpha, min_improvement=cfg.min_improvement,
     )  # fmt: skip
-    if n < cfg.min_eval_problems:
+    if n < needed:
         decision.reason = (
-            f"only {n} held-out problems (classroom.min_eval_problems={cfg.min_eval_problems}):"
-            " not enough to judge, the serving checkpoint keeps serving"
+            f"only {n} gate problems, at least {needed} are needed "
+            f"(classroom.min_eval_problems={cfg.min_eval_problems}; with n problems the "
+            f"smallest p the test can give is 1/2^n, and 1/2^{n} = {0.5**n:.3g} "
+            f"{'>' if 0.5**n > cfg.gate_alpha else '<='} alpha {cfg.gate_alpha}): not enough "
+            "to judge, the serving checkpoint keeps serving; hold out more problems "
+            "(classroom.eval_fraction, classroom.gate_fraction) or add exercises"
         )
     elif diff <= cfg.min_improvement:
         decision.reason = (
-            f"pass@1 {c:.4f} vs serving {b:.4f} on {n} held-out problems: a difference of "
+            f"pass@1 {c:.4f} vs serving {b:.4f} on {n} gate problems: a difference of "
             f"{diff:+.4f} is not above {cfg.min_improvement}; the serving checkpoint keeps serving"
         )
-    elif p >= cfg.gate_alpha:
+    elif p > cfg.gate_alpha:
         decision.reason = (
-            f"pass@1 {c:.4f} vs serving {b:.4f} on {n} held-out problems ({diff:+.4f}) is not "
-            f"significant: paired bootstrap p = {p:.3f} >= {cfg.gate_alpha}; the serving "
+            f"pass@1 {c:.4f} vs serving {b:.4f} on {n} gate problems ({diff:+.4f}) is not "
+            f"significant: sign-flip p = {p:.4f} > {cfg.gate_alpha}; the serving "
             "checkpoint keeps serving"
         )
     else:
         decision.promote = True
         decision.reason = (
-            f"pass@1 {b:.4f} -> {c:.4f} on {n} held-out problems ({diff:+.4f}), paired "
-            f"bootstrap p = {p:.3f} < {cfg.gate_alpha}"
+            f"pass@1 {b:.4f} -> {c:.4f} on {n} gate problems ({diff:+.4f}), exact sign-flip "
+            f"p = {p:.4f} <= {cfg.gate_alpha}"
         )
     return decision
 

@@ -554,11 +554,20 @@ class ClassroomConfig:
     eval_fraction: float = field(
         default=0.2,
         metadata=_help(
-            "Share of each course's problems held out for the gate (deterministic, never trained on)."
+            "Share of each course's problems held out (deterministic, never trained on); split into selection and gate problems by gate_fraction."
+        ),
+    )
+    gate_fraction: float = field(
+        default=0.5,
+        metadata=_help(
+            "Share of each course's held-out problems that only the gate sees (the rest pick the run's best checkpoint); 1: no selection, the last checkpoint is the candidate."
         ),
     )
     min_eval_problems: int = field(
-        default=2, metadata=_help("Fewer held-out problems than this: never promote.")
+        default=5,
+        metadata=_help(
+            "Fewer gate problems than this: never promote (and never fewer than the exact test needs to reach gate_alpha: ceil(log2(1/gate_alpha)), 5 at 0.05)."
+        ),
     )
     min_improvement: float = field(
         default=0.0,
@@ -566,10 +575,9 @@ class ClassroomConfig:
     )
     gate_alpha: float = field(
         default=0.05,
-        metadata=_help("Promote only when the paired bootstrap p-value is below this."),
-    )
-    gate_resamples: int = field(
-        default=2000, metadata=_help("Paired bootstrap resamples over held-out problems.")
+        metadata=_help(
+            "Promote only when the exact one-sided sign-flip test over the gate problems gives p <= this (its false-promotion rate)."
+        ),
     )
 
     def __post_init__(self) -> None:
@@ -581,7 +589,7 @@ class ClassroomConfig:
         _require(0 <= self.eval_fraction < 1, "classroom.eval_fraction must be in [0, 1)")
         _require(self.min_eval_problems >= 1, "classroom.min_eval_problems must be >= 1")
         _require(0 < self.gate_alpha <= 1, "classroom.gate_alpha must be in (0, 1]")
-        _require(self.gate_resamples >= 100, "classroom.gate_resamples must be >= 100")
+        _require(0 < self.gate_fraction <= 1, "classroom.gate_fraction must be in (0, 1]")
 
 
 @dataclass

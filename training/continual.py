@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.batches import feedback_text, micro_batches, render_prompt_ids
+from training.batches import feedback_text, render_prompt_ids
 from training.classroom import (
     APPROVED,
     ClassroomData,
@@ -43,7 +43,7 @@ from training.classroom import (
     build_classroom_data,
     gate,
     group_curated,
-    held_out_ids,
+    held_out_split,
     human_admitted,
     write_json,
 )
@@ -211,9 +211,7 @@ def continual_step(session: Any) -> dict[str, Any]:
     metrics["human_over_cap"] = len(offered) - len(human)
     human_pairs = [(t, feedback_text(t.feedback) or "") for t in human]
     sft = _take(session, "sft", cfg.classroom.sft_per_step)
-    if not usable and not human_pairs and not sft:
-        metrics["skipped"] = True  # nothing to learn from; the log says so
-        return metrics
+    # Nothing to learn from on any rank: continual_update skips, and the log says so.
     metrics.update(continual_update(session, usable, human_pairs, sft))
     # Lineage counts only what entered a loss (a capped-out attempt was not used).
     used = session.extra.setdefault("used", set())
@@ -231,48 +229,63 @@ def continual_update(
     sft: list[Trajectory],
 ) -> dict[str, Any]:
     """One token-mean FD loss over model and human tokens (human chunks kept apart so they
-    get their own loss figure), + sft_weight x the SFT token mean; backward, step, EMA."""
+    get their own loss figure), + sft_weight x the SFT token mean; backward, step, EMA.
+    Token means are over all ranks' tokens (one collective for the three totals), and the
+    ranks run the same number of micro-batches of each kind (placeholders pad)."""
     from training.fd import fd_loss_on, step_and_ema
-    from training.session import token_share
+    from training.session import agreed_micro_batches, global_totals, token_weight
     from training.sft import sft_loss_on
 
     cfg = session.config
     mb = cfg.optimizer.micro_batch_size
-    model_tokens = float(sum(sum(t.mask) for t, _ in model_pairs))
-    human_tokens = float(sum(sum(t.mask) for t, _ in human_pairs))
+    local = {
+        "model": float(sum(sum(t.mask) for t, _ in model_pairs)),
+        "human": float(sum(sum(t.mask) for t, _ in human_pairs)),
+        "sft": float(sum(sum(t.mask) for t in sft)),
+    }
+    model_tokens, human_tokens, sft_tokens = global_totals(*local.values())
     fd_tokens = model_tokens + human_tokens
+    if fd_tokens + sft_tokens == 0:
+        return {"skipped": True}
     sums = {"model": 0.0, "human": 0.0}
     for name, pairs in (("model", model_pairs), ("human", human_pairs)):
-        for chunk in micro_batches(pairs, mb):
-            loss, stats = fd_loss_on(session, [t for t, _ in chunk], [f for _, f in chunk])
-            (loss * token_share(stats["tokens"], fd_tokens)).backward()
-            sums[name] += loss.item() * stats["tokens"]
-    sft_tokens = float(sum(sum(t.mask) for t in sft))
+        for chunk in agreed_micro_batches(pairs, mb):
+            trajs = [t for t, _ in chunk] or [session.placeholder()]
+            loss, stats = fd_loss_on(session, trajs, [f for _, f in chunk] or [""])
+            tokens = stats["tokens"] if chunk else 0.0
+            (loss * token_weight(tokens, fd_tokens)).backward()
+            sums[name] += loss.item() * tokens
     sft_sum = 0.0
-    for sft_chunk in micro_batches(sft, mb):
-        loss, n = sft_loss_on(session, list(sft_chunk))
-        (loss * cfg.classroom.sft_weight * token_share(n, sft_tokens)).backward()
-        sft_sum += loss.item() * n
+    for sft_chunk in agreed_micro_batches(sft, mb):
+        loss, n = sft_loss_on(session, sft_chunk or [session.placeholder()])
+        tokens = n if sft_chunk else 0.0
+        (loss * cfg.classroom.sft_weight * token_weight(tokens, sft_tokens)).backward()
+        sft_sum += loss.item() * tokens
     grad_norm, ema_applied = step_and_ema(session)
-    fd_loss = (sums["model"] + sums["human"]) / fd_tokens if fd_tokens else 0.0
-    sft_loss = sft_sum / sft_tokens if sft_tokens else 0.0
+
+    def share(total: float, tokens: float) -> float:
+        return total / tokens if tokens else 0.0
+
+    # Loss figures are this rank's shares of the global token means (reduce_metrics sums).
+    fd_loss = share(sums["model"] + sums["human"], fd_tokens)
+    sft_loss = share(sft_sum, sft_tokens)
     coach = session.coach
     return {
         "loss": fd_loss + cfg.classroom.sft_weight * sft_loss,
         "fd_loss": fd_loss,
         "fd_kl": fd_loss,
-        "model_fd_loss": sums["model"] / model_tokens if model_tokens else 0.0,
-        "human_fd_loss": sums["human"] / human_tokens if human_tokens else 0.0,
+        "model_fd_loss": share(sums["model"], model_tokens),
+        "human_fd_loss": share(sums["human"], human_tokens),
         "human_trajectories": len(human_pairs),
-        "human_tokens": human_tokens,
+        "human_tokens": local["human"],
         "human_token_share": human_tokens / fd_tokens if fd_tokens else 0.0,
         "sft_loss": sft_loss,
         "sft_examples": len(sft),
-        "sft_tokens": sft_tokens,
+        "sft_tokens": local["sft"],
         "curated_matches": float(getattr(coach, "matched", 0)),
         "grad_norm": grad_norm,
         "ema_applied": ema_applied,
-        "tokens": fd_tokens + sft_tokens,
+        "tokens": local["model"] + local["human"] + local["sft"],
     }
 
 
@@ -359,6 +372,7 @@ def continual_distill(
     coach: Any = None,
     min_improvement: float | None = None,
 ) -> ContinualResult:
+    from training import distributed
     from training.api import lean_rollout_factory, make_coach_for
     from training.checkpoints import CheckpointRegistry
     from training.session import evaluate_now, open_session, run_loop
@@ -381,11 +395,17 @@ def continual_distill(
             promoted=False, reason="the snapshot holds no problems and no trajectories"
         )
     run_dir.mkdir(parents=True, exist_ok=True)
-    held_out = held_out_ids(snapshot.problems, config.classroom.eval_fraction, config.run.seed)
+    split = held_out_split(snapshot.problems, config.classroom, config.run.seed)
+    held_out = split.held_out
     train_problems = [p for p in snapshot.problems if p.id not in held_out]
-    eval_problems = [p for p in snapshot.problems if p.id in held_out]
+    selection_problems = [p for p in snapshot.problems if p.id in split.selection]
+    gate_problems = [p for p in snapshot.problems if p.id in split.gate]
     config.data.train = _write_problems(run_dir / "snapshot_problems.jsonl", train_problems)
-    config.data.eval = _write_problems(run_dir / "held_out_problems.jsonl", eval_problems)
+    # Only the selection problems are evaluated during the run (they pick the best
+    # checkpoint); the gate problems are seen twice, by the serving checkpoint now and by
+    # the one candidate at the end.
+    config.data.eval = _write_problems(run_dir / "selection_problems.jsonl", selection_problems)
+    _write_problems(run_dir / "gate_problems.jsonl", gate_problems)
     config.data.snapshot = str(snapshot_path)
 
     rollout_factory = rollout_factory or lean_rollout_factory(config)
@@ -396,18 +416,21 @@ def continual_distill(
     data = build_classroom_data(
         snapshot, session.tokenizer, config.classroom, held_out, config.training.pretrain.max_length
     )
-    session.extra["sft"], session.extra["human"] = data.sft, data.human
     if data.hints:
         session.coach = CuratedCoach(data.hints, coach, {p.id: p for p in snapshot.problems})
-    session.replay, skipped = replay_pool(snapshot, session.tokenizer)
+    replay, skipped = replay_pool(snapshot, session.tokenizer)
     search_sft, search_fd = search_pool(
         snapshot, session.tokenizer, held_out, config.training.pretrain.max_length,
         config.classroom.search_dead_ends_per_tree,
     )  # fmt: skip
     # Found paths join the SFT term; dead ends are replayed through FD, where
     # training.rollouts.attach_feedback asks the coach about Lean's message on them.
-    session.extra["sft"] = [*data.sft, *search_sft]
-    session.replay += search_fd
+    # Under torchrun each rank trains on its own share of every pool (as with the
+    # problems), so no example is taken world-size times per step.
+    session.extra["sft"] = distributed.rank_share([*data.sft, *search_sft])
+    session.extra["human"] = distributed.rank_share(data.human)
+    session.replay = distributed.rank_share([*replay, *search_fd])
+    all_replayed = [*replay, *search_fd]
     session.data_snapshot["snapshot"] = {
         "path": str(snapshot_path),
         "meta": snapshot.meta,
@@ -417,51 +440,82 @@ def continual_distill(
         "classroom": data.counts,
         "search_examples": {"sft": len(search_sft), "fd": len(search_fd)},
         "held_out_problems": sorted(held_out),
+        "selection_problems": sorted(split.selection),
+        "gate_problems": sorted(split.gate),
     }
     outcome = ContinualResult(
         promoted=False, reason="", run_dir=run_dir, run=config.run.name,
-        skipped_trajectories=skipped, replayed_trajectories=len(session.replay),
+        skipped_trajectories=skipped, replayed_trajectories=len(all_replayed),
     )  # fmt: skip
-    if session.cursor is None and not (session.replay or data.human or session.extra["sft"]):
+    if session.cursor is None and not (all_replayed or data.human or data.sft or search_sft):
         outcome.reason = (
             "nothing to train on: no problems, no replayable trajectories and no classroom data"
         )
         return outcome
 
-    baseline = {k.removeprefix("eval/"): v for k, v in evaluate_now(session, None).items()}
+    # The serving checkpoint on the gate problems, before any training (same seeds as the
+    # candidate's evaluation: training.session.eval_seed).
+    baseline = _plain(evaluate_now(session, gate_problems, count_lemmas=False))
     baseline_per_problem = list(session.last_eval_per_problem)
     try:
         result = run_loop(session, continual_step, config.training.reinforce.total_steps)
     finally:
+        used: set[str] = set().union(*distributed.gather_objects(session.extra.get("used", set())))
         outcome.lineage = lineage_of(
-            snapshot_path, snapshot, data, session.replay, held_out, train_problems,
-            session.extra.get("used", set()), (search_sft, search_fd),
+            snapshot_path, snapshot, data, all_replayed, held_out, train_problems, used,
+            (search_sft, search_fd),
         )  # fmt: skip
-        write_json(run_dir / LINEAGE_FILE, outcome.lineage)
+        outcome.lineage["selection_problems"] = sorted(split.selection)
+        outcome.lineage["gate_problems"] = sorted(split.gate)
+        if distributed.is_main():
+            write_json(run_dir / LINEAGE_FILE, outcome.lineage)
     outcome.baseline, outcome.steps_done, outcome.error = baseline, result.steps_done, result.error
-    candidate = result.best_checkpoint or result.last_checkpoint
+    # The candidate: the best checkpoint on the selection problems (late collapse: keep the
+    # best, not the last); with no selection problems, the last one.
+    candidate = (result.best_checkpoint if selection_problems else None) or result.last_checkpoint
     outcome.checkpoint = candidate
     if candidate is None:
         outcome.reason = "no checkpoint was written (stopped before the first step)"
         return outcome
-    meta = registry.read_meta(candidate)
-    outcome.candidate = meta.get("eval", {})
-    if not eval_problems:
+    if not gate_problems:
+        # Empty only when nothing is held out (every course's held-out share has one).
         outcome.reason = (
             "no held-out problems (a course needs two or more): registered, not promoted"
         )
         return _record_gate(outcome, run_dir, None)
-    decision = gate(
-        baseline_per_problem, meta.get("eval_per_problem", []), config.classroom, config.run.seed
-    )
+    _load_candidate(session, candidate)
+    outcome.candidate = _plain(evaluate_now(session, gate_problems, count_lemmas=False))
+    candidate_per_problem = list(session.last_eval_per_problem)
+    decision = gate(baseline_per_problem, candidate_per_problem, config.classroom)
     decision.checkpoint = str(candidate)
     outcome.reason = decision.reason
-    if decision.promote:
+    if decision.promote and distributed.is_main():
         promotion = registry.promote(candidate, reason=decision.reason)
         outcome.promoted = promotion.ok
         if not promotion.ok:
             outcome.reason = f"passed the gate but not promoted: {promotion.reason}"
     return _record_gate(outcome, run_dir, decision)
+
+
+def _plain(metrics: dict[str, Any]) -> dict[str, Any]:
+    return {k.removeprefix("eval/"): v for k, v in metrics.items()}
+
+
+def _load_candidate(session: Any, checkpoint: Path) -> None:
+    """Put the candidate's weights where rollouts sample from (the live model, or under
+    FSDP the replica), so its gate evaluation is of that checkpoint, not of the last step."""
+    from safetensors.torch import load_file
+
+    from training import distributed
+
+    weights: dict[str, Any] = {}
+    for file in sorted(checkpoint.glob("*.safetensors")):
+        if file.name != "teacher.safetensors":
+            weights.update(load_file(str(file)))
+    distributed.load_full_state_dict(session.rollout_model, weights)
+    resync = getattr(getattr(session.rollout, "sync", None), "resync", None)
+    if callable(resync):
+        resync()  # a vLLM engine loads these weights before its next rollout
 
 
 def _record_gate(

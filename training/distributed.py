@@ -2,9 +2,10 @@
 
 No home-made distribution layer: the launcher sets RANK / WORLD_SIZE / LOCAL_RANK /
 MASTER_ADDR, we join the process group (nccl on GPUs, gloo on CPU) and shard each decoder
-layer plus the root with FSDP. Rollouts run on an unsharded replica per rank whose weights
-are synced from the sharded model after every optimizer step (on GPU hosts that replica is
-what a vLLM engine would hold). Outside a launcher every helper is a no-op for one process.
+layer plus the root with FSDP. Rollouts run on an unsharded replica per rank, in the compute
+dtype, refilled from the shards after every optimizer step one tensor at a time (no whole
+fp32 model is ever gathered on a GPU; training/memory.py has the arithmetic). Outside a
+launcher every helper is a no-op for one process.
 
     torchrun --nproc_per_node 8 -m training fd --config run.yaml        # run.distributed: fsdp
     accelerate launch --num_processes 8 -m training fd --config run.yaml
@@ -12,13 +13,15 @@ what a vLLM engine would hold). Outside a launcher every helper is a no-op for o
 
 from __future__ import annotations
 
-import copy
 import os
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any, TypeVar, cast
 
 import torch
 import torch.distributed as dist
 from torch import nn
+
+T = TypeVar("T")
 
 
 def is_distributed() -> bool:
@@ -43,6 +46,12 @@ def is_main() -> bool:
 
 def launched_by_torchrun() -> bool:
     return "RANK" in os.environ and "WORLD_SIZE" in os.environ
+
+
+def rank_share(items: Sequence[T]) -> list[T]:
+    """This rank's share of a pool every rank holds alike (items rank::world), so a
+    distributed step does not take the same example on every rank."""
+    return list(items[rank() :: world_size()])
 
 
 def per_rank(global_size: int, key: str, world: int | None = None) -> int:
@@ -86,13 +95,28 @@ def leave_process_group() -> None:
     dist.destroy_process_group()
 
 
+def all_reduce_sums(values: list[float]) -> list[float]:
+    """Elementwise sums over ranks, in one collective (float64: token counts stay exact)."""
+    if not is_distributed():
+        return [float(v) for v in values]
+    tensor = torch.tensor([float(v) for v in values], dtype=torch.float64)
+    if dist.get_backend() == "nccl":
+        tensor = tensor.cuda()
+    dist.all_reduce(tensor)
+    return [float(v) for v in tensor.tolist()]
+
+
 def all_reduce_sum(value: float) -> float:
+    return all_reduce_sums([value])[0]
+
+
+def all_reduce_max(value: float) -> float:
     if not is_distributed():
         return float(value)
     tensor = torch.tensor([float(value)], dtype=torch.float64)
     if dist.get_backend() == "nccl":
         tensor = tensor.cuda()
-    dist.all_reduce(tensor)
+    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)
     return float(tensor.item())
 
 
@@ -109,24 +133,30 @@ def all_reduce_mean(value: float) -> float:
     return all_reduce_sum(value) / world_size()
 
 
-MEAN_METRICS = (
+# How a step's metrics combine over ranks (reduce_metrics). The loss-like figures are each
+# rank's share of the step's token mean (its micro-batches' loss x tokens / the *global*
+# token count; training.session.token_weight), so their sum over ranks is exactly the loss
+# that was optimised, not a mean of per-rank means.
+SUM_METRICS = (
     "loss",
     "fd_loss",
     "fd_kl",
     "grpo_loss",
-    "reward",
+    "sft_loss",
+    "model_fd_loss",
+    "human_fd_loss",
     "entropy",
     "teacher_entropy",
-    "response_length",
     "clip_fraction",
     "is_weight_mean",
     "is_truncated_fraction",
-    "coach_fallback_rate",
-    "coach_latency_s",
-)
-SUM_METRICS = (
     "trajectories",
     "tokens",
+    "sft_tokens",
+    "human_tokens",
+    "human_trajectories",
+    "human_over_cap",
+    "sft_examples",
     "could_not_check",
     "coach_failures",
     "coach_calls",
@@ -134,27 +164,42 @@ SUM_METRICS = (
     "coach_dropped_fallbacks",
     "replayed",
     "zero_advantage_groups",
-    "coach_source/llm",
-    "coach_source/ground_truth",
-    "coach_source/compiler",
-    "coach_source/self",
-    "coach_source/fixed",
+    "placeholder_micro_batches",
 )
+SUM_PREFIXES = ("coach_source/",)
+# Per-trajectory means, weighted by each rank's number of trajectories.
+TRAJECTORY_MEANS = ("reward", "response_length")
 
 
 def reduce_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
-    """Across ranks: means of the per-token/per-trajectory averages, sums of the counts.
-    Every rank calls this with the same keys in the same order (it is a collective)."""
+    """Across ranks: sums of the counts and of the token-mean shares, trajectory-weighted
+    reward and length, plain means of the other figures. One all_gather of the small
+    dicts, so ranks whose metrics differ in keys (a skipped update, a rank without
+    replayed data) cannot desynchronise the collectives."""
     if not is_distributed():
         return metrics
-    out = dict(metrics)
-    for key in MEAN_METRICS:
-        if isinstance(metrics.get(key), (int, float)):
-            out[key] = all_reduce_mean(float(metrics[key]))
-    for key in SUM_METRICS:
-        if isinstance(metrics.get(key), (int, float)):
-            out[key] = all_reduce_sum(float(metrics[key]))
+    parts = gather_objects(metrics)
+    out = dict(parts[0])
+    keys = {k for part in parts for k, v in part.items() if _number(v)}
+    for key in keys:
+        values = [part[key] for part in parts if _number(part.get(key))]
+        if key in SUM_METRICS or key.startswith(SUM_PREFIXES):
+            out[key] = float(sum(values))
+        elif key in TRAJECTORY_MEANS:
+            weights = [
+                float(part.get("trajectories", 0)) for part in parts if _number(part.get(key))
+            ]
+            total = sum(weights)
+            out[key] = (
+                sum(v * w for v, w in zip(values, weights, strict=True)) / total if total else 0.0
+            )
+        else:
+            out[key] = float(sum(values)) / len(values)
     return out
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _decoder_layers(model: nn.Module) -> list[nn.Module]:
@@ -216,8 +261,14 @@ def is_sharded(model: nn.Module) -> bool:
     return any(isinstance(p, DTensor) for p in model.parameters())
 
 
-def full_state_dict(model: nn.Module | None) -> dict[str, torch.Tensor] | None:
-    """The whole state dict on every rank (CPU tensors); the plain one for unsharded models."""
+def full_state_dict(
+    model: nn.Module | None, *, to_rank0_cpu: bool = False
+) -> dict[str, torch.Tensor] | None:
+    """The whole state dict (detached); the plain one for unsharded models. Sharded:
+    to_rank0_cpu gathers one tensor at a time into rank 0's host memory (the other ranks
+    get an empty dict), so no GPU ever holds a whole model (torch's StateDictOptions:
+    full_state_dict + cpu_offload); without it every rank gets every tensor on its device
+    (small models and tests only)."""
     if model is None:
         return None
     if not is_sharded(model):
@@ -225,7 +276,7 @@ def full_state_dict(model: nn.Module | None) -> dict[str, torch.Tensor] | None:
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
     state = get_model_state_dict(
-        model, options=StateDictOptions(full_state_dict=True, cpu_offload=False)
+        model, options=StateDictOptions(full_state_dict=True, cpu_offload=to_rank0_cpu)
     )
     return cast(dict[str, torch.Tensor], state)
 
@@ -264,15 +315,41 @@ def _tied_keys(model: nn.Module) -> set[str]:
     return tied
 
 
-def make_replica(model: nn.Module) -> nn.Module:
-    """An unsharded copy for rollouts (take it before wrapping, then keep it synced)."""
-    replica = copy.deepcopy(model)
+def make_replica(sharded: nn.Module, dtype: torch.dtype, device: torch.device) -> nn.Module:
+    """The unsharded model each rank samples rollouts from, in the compute dtype (bf16 on
+    GPUs: half the bytes of an fp32 copy; it only generates). Built from the model's
+    config (torch's generator is left as it was) and filled from the shards by
+    sync_replica, one tensor at a time."""
+    from transformers import AutoModelForCausalLM
+
+    forked = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=forked), torch.device(device):
+        replica: Any = AutoModelForCausalLM.from_config(sharded.config, dtype=dtype)
     replica.requires_grad_(False)
-    return replica
+    replica.eval()
+    sync_replica(sharded, replica)
+    return cast(nn.Module, replica)
 
 
 def sync_replica(sharded: nn.Module, replica: nn.Module) -> None:
-    state = full_state_dict(sharded)
-    assert state is not None
+    """Copy the sharded model's weights into the replica parameter by parameter: each
+    DTensor is gathered (full_tensor(), a collective every rank runs in the same order),
+    cast into place and dropped before the next, so the transient is one tensor, never a
+    whole fp32 model (training.memory). Buffers are replicated and copied as they are."""
+    if not is_sharded(sharded):
+        with torch.no_grad():
+            load_full_state_dict(replica, full_state_dict(sharded) or {})
+        return
+    from torch.distributed.tensor import DTensor
+
+    targets = dict(replica.named_parameters())
     with torch.no_grad():
-        load_full_state_dict(replica, state)
+        for name, param in sharded.named_parameters():
+            full = param.full_tensor() if isinstance(param, DTensor) else param
+            targets[name].copy_(full)
+            del full
+        buffers = dict(replica.named_buffers())
+        for name, buffer in sharded.named_buffers():
+            if name in buffers:
+                local = buffer.to_local() if isinstance(buffer, DTensor) else buffer
+                buffers[name].copy_(local)

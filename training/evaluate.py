@@ -17,8 +17,16 @@ from typing import Any
 
 import torch
 
-from training.batches import micro_batches, response_logits, response_targets, student_batch
+from training.batches import (
+    ResponseRows,
+    micro_batches,
+    reduce_response_rows,
+    response_logits,
+    response_targets,
+    student_batch,
+)
 from training.config import Config
+from training.losses import TeacherTopK, teacher_top_k
 from training.metrics import EXTRA_HEDGING_WORDS, hedging_frequency, mean_token_entropy, pass_at_k
 from training.rollouts import RolloutFn, assistant_text
 from tutor.prover.problem import Problem
@@ -148,15 +156,26 @@ def policy_entropy(
     pad_id: int,
     device: Any,
     micro_batch: int = 4,
+    chunk: int = 1024,
 ) -> float:
-    """Mean full-vocabulary entropy over the generated tokens of the trajectories."""
+    """Mean full-vocabulary entropy over the generated tokens of the trajectories. By default
+    through the chunked path (final hidden states of the masked positions, the head applied
+    `chunk` rows at a time: never [B, L, V] logits); chunk 0 is the full-logits reference."""
     total = weight = 0.0
-    for chunk in micro_batches([t for t in trajectories if sum(t.mask)], micro_batch):
-        batch = student_batch(chunk, pad_id, device)
-        targets = response_targets(chunk, device)
-        logits = response_logits(model, batch, targets.mask.shape[1])
+    for part in micro_batches([t for t in trajectories if sum(t.mask)], micro_batch):
+        batch = student_batch(part, pad_id, device)
+        targets = response_targets(part, device)
         n = float(targets.mask.sum())
-        total += mean_token_entropy(logits, targets.mask) * n
+        if chunk == 0:
+            logits = response_logits(model, batch, targets.mask.shape[1])
+            total += mean_token_entropy(logits, targets.mask) * n
+        else:
+
+            def weighted_entropy(rows: ResponseRows) -> torch.Tensor:
+                top = teacher_top_k(rows.rows, 1, head=rows.head, chunk=chunk)
+                return (top.entropy * rows.weights).sum()
+
+            total += float(reduce_response_rows(model, batch, targets.mask, weighted_entropy))
         weight += n
     return total / weight if weight else 0.0
 
@@ -172,13 +191,14 @@ def evaluate(
     lemmas_seen: set[str] | None = None,
     teacher: Any = None,
     coach: Any = None,
+    seed: int | None = None,
 ) -> EvalResult:
-    """Sample n per problem, verify, and measure. With teacher and coach given, also the
-    student-teacher KL (the FD loss) on the failed samples' feedback contexts."""
+    """Sample n per problem from `seed`, verify, and measure. With teacher and coach given,
+    also the student-teacher KL (the FD loss) on the failed samples' feedback contexts."""
     ev = config.evaluation
     n = ev.n_samples
     device = next(model.parameters()).device
-    trajectories = rollout(list(problems), n, config.model.temperature)
+    trajectories = rollout(list(problems), n, config.model.temperature, seed=seed)
     per_problem, correct = [], []
     for i, problem in enumerate(problems):
         group = trajectories[i * n : (i + 1) * n]
@@ -200,7 +220,13 @@ def evaluate(
     model.eval()
     try:
         metrics["entropy"] = policy_entropy(
-            model, tokenizer, trajectories, pad_id, device, config.optimizer.micro_batch_size
+            model,
+            tokenizer,
+            trajectories,
+            pad_id,
+            device,
+            config.optimizer.micro_batch_size,
+            config.model.loss_chunk_tokens,
         )
     finally:
         model.train(was_training)
@@ -236,8 +262,11 @@ def _student_teacher_kl(
     pad_id: int,
     limit: int = 8,
 ) -> float:
+    """The FD loss (token mean) of up to `limit` failed samples with the coach's feedback,
+    micro-batch by micro-batch on the chunked path (teacher reduced to its top-k, student
+    chunk by chunk; model.loss_chunk_tokens = 0: the full-logits reference)."""
     from training.batches import teacher_batch
-    from training.losses import feedback_distillation_loss
+    from training.losses import chunked_feedback_distillation_loss, feedback_distillation_loss
     from training.rollouts import attach_feedback
 
     failed = [t for t in trajectories if t.reward != 1.0 and any(t.mask)][:limit]
@@ -245,15 +274,39 @@ def _student_teacher_kl(
     if not outcome.with_feedback:
         return float("nan")
     device = next(model.parameters()).device
-    s_in = student_batch(outcome.with_feedback, pad_id, device)
-    t_in = teacher_batch(outcome.with_feedback, outcome.texts, tokenizer, pad_id, device)
-    targets = response_targets(outcome.with_feedback, device)
-    width = targets.mask.shape[1]
-    loss = feedback_distillation_loss(
-        response_logits(model, s_in, width),
-        response_logits(teacher, t_in, width),
-        targets.mask,
-        top_k=config.fd.top_k,
-        tail=config.fd.tail,
-    )
-    return float(loss)
+    chunk = config.model.loss_chunk_tokens
+    pairs = list(zip(outcome.with_feedback, outcome.texts, strict=True))
+    total = weight = 0.0
+    for part in micro_batches(pairs, config.optimizer.micro_batch_size):
+        trajs, texts = [t for t, _ in part], [f for _, f in part]
+        s_in = student_batch(trajs, pad_id, device)
+        t_in = teacher_batch(trajs, texts, tokenizer, pad_id, device)
+        targets = response_targets(trajs, device)
+        n = float(targets.mask.sum())
+        if chunk == 0:
+            width = targets.mask.shape[1]
+            loss = feedback_distillation_loss(
+                response_logits(model, s_in, width),
+                response_logits(teacher, t_in, width),
+                targets.mask,
+                top_k=config.fd.top_k,
+                tail=config.fd.tail,
+            )
+        else:
+            top = reduce_response_rows(
+                teacher,
+                t_in,
+                targets.mask,
+                lambda rows: teacher_top_k(rows.rows, config.fd.top_k, head=rows.head, chunk=chunk),
+            )
+
+            def kl(rows: ResponseRows, top: TeacherTopK = top) -> torch.Tensor:
+                value, _ = chunked_feedback_distillation_loss(
+                    rows.rows, top, rows.weights, head=rows.head, tail=config.fd.tail, chunk=chunk
+                )
+                return value
+
+            loss = reduce_response_rows(model, s_in, targets.mask, kl)
+        total += float(loss) * n
+        weight += n
+    return total / weight if weight else float("nan")

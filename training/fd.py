@@ -24,7 +24,6 @@ import torch
 from training import distributed
 from training.batches import (
     ResponseRows,
-    micro_batches,
     reduce_response_rows,
     response_logits,
     response_targets,
@@ -40,7 +39,14 @@ from training.losses import (
 )
 from training.metrics import EXTRA_HEDGING_WORDS, hedging_frequency, mean_token_entropy
 from training.rollouts import assistant_text, attach_feedback
-from training.session import Session, optimizer_step, sample, token_share
+from training.session import (
+    Session,
+    agreed_micro_batches,
+    global_totals,
+    optimizer_step,
+    sample,
+    token_weight,
+)
 from tutor.prover.trajectory import Trajectory
 
 
@@ -129,21 +135,31 @@ def _fd_loss_full_logits(
 def fd_update(
     session: Session, trajectories: Sequence[Trajectory], feedbacks: Sequence[str]
 ) -> dict[str, Any]:
-    """Backward over micro-batches (weighted to one token mean), one optimizer step, EMA."""
+    """Backward over micro-batches (weighted to one token mean over all ranks' tokens), one
+    optimizer step, EMA. Ranks agree on the number of micro-batches (a rank with fewer runs
+    zero-weight placeholders) and skip the update together when no rank has a token."""
     cfg = session.config
-    total_tokens = float(sum(sum(t.mask) for t in trajectories))
+    [global_tokens] = global_totals(sum(sum(t.mask) for t in trajectories))
+    if global_tokens == 0:
+        # Nothing to learn from on any rank (every coach call failed): no update, the log says so.
+        return {"skipped": True}
     pairs = list(zip(trajectories, feedbacks, strict=True))
     loss_sum = entropy_sum = teacher_entropy_sum = 0.0
-    for chunk in micro_batches(pairs, cfg.optimizer.micro_batch_size):
-        trajs = [t for t, _ in chunk]
-        loss, stats = fd_loss_on(session, trajs, [f for _, f in chunk])
-        share = token_share(stats["tokens"], total_tokens)
-        (loss * share).backward()
-        weight = stats["tokens"] / total_tokens if total_tokens else 0.0
-        loss_sum += loss.item() * weight
-        entropy_sum += stats["entropy"] * weight
-        teacher_entropy_sum += stats["teacher_entropy"] * weight
+    placeholders = 0
+    for chunk in agreed_micro_batches(pairs, cfg.optimizer.micro_batch_size):
+        padding = not chunk
+        if padding:
+            placeholders += 1
+            chunk = [(session.placeholder(), "")]
+        loss, stats = fd_loss_on(session, [t for t, _ in chunk], [f for _, f in chunk])
+        tokens = 0.0 if padding else stats["tokens"]
+        (loss * token_weight(tokens, global_tokens)).backward()
+        share = tokens / global_tokens
+        loss_sum += loss.item() * share
+        entropy_sum += stats["entropy"] * share
+        teacher_entropy_sum += stats["teacher_entropy"] * share
     grad_norm, ema_applied = step_and_ema(session)
+    # Each figure is this rank's share of the global token mean: reduce_metrics sums them.
     return {
         "loss": loss_sum,
         "fd_loss": loss_sum,
@@ -152,7 +168,8 @@ def fd_update(
         "teacher_entropy": teacher_entropy_sum,
         "grad_norm": grad_norm,
         "ema_applied": ema_applied,
-        "tokens": total_tokens,
+        "tokens": float(sum(sum(t.mask) for t in trajectories)),
+        "placeholder_micro_batches": placeholders,
     }
 
 
@@ -232,10 +249,6 @@ def fd_step(session: Session) -> dict[str, Any]:
     if session.coach is None:
         raise ValueError("FD needs a coach: set coach.source (fixed needs no API key)")
     metrics, usable, _ = fd_batch(session)
-    if not usable:
-        # Nothing to learn from (every coach call failed): no update, and the log says so.
-        metrics["skipped"] = True
-        return metrics
     metrics.update(fd_update(session, [t for t, _ in usable], [f for _, f in usable]))
     return metrics
 

@@ -26,7 +26,6 @@ import torch
 from training import distributed
 from training.batches import (
     ResponseRows,
-    micro_batches,
     reduce_response_rows,
     response_logits,
     response_targets,
@@ -44,7 +43,14 @@ from training.losses import (
     truncated_importance_weights,
 )
 from training.metrics import mean_token_entropy
-from training.session import Session, optimizer_step, sample, token_share
+from training.session import (
+    Session,
+    agreed_micro_batches,
+    global_totals,
+    optimizer_step,
+    sample,
+    token_weight,
+)
 from tutor.prover.trajectory import Trajectory
 
 
@@ -56,9 +62,10 @@ def rewards_of(trajectories: Sequence[Trajectory]) -> torch.Tensor:
 
 
 def _reference(session: Session) -> Any:
-    """The frozen initial policy for the beta KL term (made on first use, only if beta > 0)."""
+    """The frozen initial policy for the beta KL term (made on first use, only if beta > 0;
+    under FSDP open_session makes it, sharded like the student)."""
     if session.reference is None:
-        session.reference = make_teacher(session.rollout_model)
+        session.reference = make_teacher(session.model)
     return session.reference
 
 
@@ -124,8 +131,11 @@ def grpo_loss_on(
     is_weights = sampler_weights(session, trajectories, old_logprobs, targets)
     ref_logprobs = None
     if cfg.grpo.beta > 0:
+        reference = _reference(session)
         with torch.no_grad():
-            ref_logprobs, _ = policy_logprobs(session, _reference(session), batch, targets, temps)
+            ref_logprobs, _ = policy_logprobs(session, reference, batch, targets, temps)
+        if distributed.is_sharded(reference):
+            distributed.reshard(reference)  # a no_grad forward leaves the root gathered
     loss = grpo_loss(
         logprobs,
         old_logprobs,
@@ -138,8 +148,9 @@ def grpo_loss_on(
     )
     mask = targets.mask
     n = float(mask.sum())
-    ratio = torch.exp(logprobs.detach() - old_logprobs)
-    clipped = ((ratio - 1).abs() > cfg.grpo.clip_eps).float()
+    clipped = clipped_tokens(
+        logprobs.detach(), old_logprobs, advantages.to(session.device), cfg.grpo.clip_eps
+    )
     stats = {
         "tokens": n,
         "entropy": entropy,
@@ -151,42 +162,64 @@ def grpo_loss_on(
     return loss, old_logprobs, stats
 
 
+def clipped_tokens(
+    logprobs: torch.Tensor, old_logprobs: torch.Tensor, advantages: torch.Tensor, clip_eps: float
+) -> torch.Tensor:
+    """[B, T] 1.0 where the PPO clip is active, i.e. where min(rho A, clip(rho) A) takes the
+    clipped branch and the token's gradient is zero: rho > 1 + eps with A > 0, or
+    rho < 1 - eps with A < 0. A ratio outside the band on the other side of 1 is not
+    clipped (the unclipped term is the smaller one and keeps its gradient)."""
+    ratio = torch.exp(logprobs - old_logprobs)
+    adv = advantages.view(-1, 1)
+    return (((ratio > 1 + clip_eps) & (adv > 0)) | ((ratio < 1 - clip_eps) & (adv < 0))).float()
+
+
 def grpo_update(
     session: Session,
     trajectories: Sequence[Trajectory],
     advantages: torch.Tensor,
     weight: float = 1.0,
 ) -> dict[str, Any]:
-    """updates_per_batch optimizer passes over the rollouts (1 by default)."""
+    """updates_per_batch optimizer passes over the rollouts (1 by default). Ranks agree on
+    the number of micro-batches (zero-weight placeholders pad the short ones) and skip the
+    update together when no rank has a token."""
     cfg = session.config
-    total_tokens = float(sum(sum(t.mask) for t in trajectories))
-    chunks = micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size)
+    [global_tokens] = global_totals(sum(sum(t.mask) for t in trajectories))
+    if global_tokens == 0:
+        return {"skipped": True}
+    chunks = agreed_micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size)
     old_by_chunk: list[torch.Tensor | None] = [None] * len(chunks)
-    loss_sum = entropy_sum = clip_sum = grad_norm = is_sum = trunc_sum = 0.0
+    sums: dict[str, float] = {}
+    grad_norm = 0.0
     for _ in range(cfg.grpo.updates_per_batch):
-        loss_sum = entropy_sum = clip_sum = is_sum = trunc_sum = 0.0
+        sums = dict.fromkeys(("loss", "entropy", "clip_fraction", "is", "truncated"), 0.0)
         for i, idx in enumerate(chunks):
-            trajs = [trajectories[j] for j in idx]
-            loss, old, stats = grpo_loss_on(session, trajs, advantages[list(idx)], old_by_chunk[i])
+            if idx:
+                trajs, adv = [trajectories[j] for j in idx], advantages[list(idx)]
+            else:
+                trajs, adv = [session.placeholder()], torch.zeros(1)
+            loss, old, stats = grpo_loss_on(session, trajs, adv, old_by_chunk[i])
             old_by_chunk[i] = old
-            share = token_share(stats["tokens"], total_tokens)
-            (loss * share * weight).backward()
-            w = stats["tokens"] / total_tokens if total_tokens else 0.0
-            loss_sum += loss.item() * w
-            entropy_sum += stats["entropy"] * w
-            clip_sum += stats["clip_fraction"] * w
-            is_sum += stats.get("is_weight_mean", 1.0) * w
-            trunc_sum += stats.get("is_truncated_fraction", 0.0) * w
+            tokens = stats["tokens"] if idx else 0.0
+            (loss * token_weight(tokens, global_tokens) * weight).backward()
+            share = tokens / global_tokens
+            sums["loss"] += loss.item() * share
+            sums["entropy"] += stats["entropy"] * share
+            sums["clip_fraction"] += stats["clip_fraction"] * share
+            sums["is"] += stats.get("is_weight_mean", 1.0) * share
+            sums["truncated"] += stats.get("is_truncated_fraction", 0.0) * share
         grad_norm = optimizer_step(session)
+    # Each figure is this rank's share of the global token mean: reduce_metrics sums them.
     return {
-        "loss": loss_sum,
-        "grpo_loss": loss_sum,
-        "entropy": entropy_sum,
-        "clip_fraction": clip_sum,
-        "is_weight_mean": is_sum,
-        "is_truncated_fraction": trunc_sum,
+        "loss": sums["loss"],
+        "grpo_loss": sums["loss"],
+        "entropy": sums["entropy"],
+        "clip_fraction": sums["clip_fraction"],
+        "is_weight_mean": sums["is"],
+        "is_truncated_fraction": sums["truncated"],
         "grad_norm": grad_norm,
-        "tokens": total_tokens,
+        "tokens": float(sum(sum(t.mask) for t in trajectories)),
+        "placeholder_micro_batches": sum(1 for idx in chunks if not idx),
     }
 
 

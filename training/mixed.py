@@ -12,13 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from training.batches import micro_batches
+import torch
+
 from training.config import feedback_weight
 from training.fd import fd_loss_on, rollout_stats, step_and_ema
 from training.grpo import grpo_loss_on, rewards_of, sample_groups
 from training.losses import group_advantages
 from training.rollouts import attach_feedback
-from training.session import Session, TrainResult, run_loop, token_share
+from training.session import (
+    Session,
+    TrainResult,
+    agreed_micro_batches,
+    global_totals,
+    run_loop,
+    token_weight,
+)
 
 
 def mixed_step(session: Session) -> dict[str, Any]:
@@ -36,20 +44,6 @@ def mixed_step(session: Session) -> dict[str, Any]:
         (advantages.view(-1, cfg.grpo.group_size).abs().sum(1) == 0).sum()
     )
 
-    grpo_tokens = float(sum(sum(t.mask) for t in trajectories))
-    grpo_sum = 0.0
-    grpo_stats = {"entropy": 0.0, "clip_fraction": 0.0, "is_weight_mean": 0.0}
-    for idx in micro_batches(list(range(len(trajectories))), cfg.optimizer.micro_batch_size):
-        loss, _, stats = grpo_loss_on(
-            session, [trajectories[j] for j in idx], advantages[list(idx)], None
-        )
-        ((1.0 - w) * token_share(stats["tokens"], grpo_tokens) * loss).backward()
-        share = stats["tokens"] / max(grpo_tokens, 1.0)
-        grpo_sum += loss.item() * share
-        for key in grpo_stats:
-            grpo_stats[key] += stats.get(key, 1.0 if key == "is_weight_mean" else 0.0) * share
-    metrics.update(grpo_stats)
-
     outcome = attach_feedback(
         session.coach,
         trajectories,
@@ -61,12 +55,35 @@ def mixed_step(session: Session) -> dict[str, Any]:
     pairs = [
         (t, f) for t, f in zip(outcome.with_feedback, outcome.texts, strict=True) if sum(t.mask) > 0
     ]
-    fd_tokens = float(sum(sum(t.mask) for t, _ in pairs))
+    # One collective for both token totals; every loss figure below is this rank's share of
+    # the global token mean (reduce_metrics sums them), and the micro-batch loops are padded
+    # to the same length on every rank.
+    grpo_tokens, fd_tokens = global_totals(
+        sum(sum(t.mask) for t in trajectories), sum(sum(t.mask) for t, _ in pairs)
+    )
+    grpo_sum = 0.0
+    grpo_stats = {"entropy": 0.0, "clip_fraction": 0.0, "is_weight_mean": 0.0}
+    indices = list(range(len(trajectories)))
+    for idx in agreed_micro_batches(indices, cfg.optimizer.micro_batch_size):
+        trajs = [trajectories[j] for j in idx] or [session.placeholder()]
+        adv = advantages[list(idx)] if idx else torch.zeros(1)
+        loss, _, stats = grpo_loss_on(session, trajs, adv, None)
+        tokens = stats["tokens"] if idx else 0.0
+        ((1.0 - w) * token_weight(tokens, grpo_tokens) * loss).backward()
+        share = tokens / grpo_tokens if grpo_tokens else 0.0
+        grpo_sum += loss.item() * share
+        for key in grpo_stats:
+            grpo_stats[key] += stats.get(key, 1.0 if key == "is_weight_mean" else 0.0) * share
+    metrics.update(grpo_stats)
+
     fd_sum = 0.0
-    for chunk in micro_batches(pairs, cfg.optimizer.micro_batch_size):
-        loss, stats = fd_loss_on(session, [t for t, _ in chunk], [f for _, f in chunk])
-        (w * token_share(stats["tokens"], fd_tokens) * loss).backward()
-        fd_sum += loss.item() * stats["tokens"] / max(fd_tokens, 1.0)
+    for chunk in agreed_micro_batches(pairs, cfg.optimizer.micro_batch_size):
+        trajs = [t for t, _ in chunk] or [session.placeholder()]
+        texts = [f for _, f in chunk] or [""]
+        loss, stats = fd_loss_on(session, trajs, texts)
+        tokens = stats["tokens"] if chunk else 0.0
+        (w * token_weight(tokens, fd_tokens) * loss).backward()
+        fd_sum += loss.item() * (tokens / fd_tokens if fd_tokens else 0.0)
 
     grad_norm, ema_applied = step_and_ema(session)
     metrics.update(
@@ -78,7 +95,7 @@ def mixed_step(session: Session) -> dict[str, Any]:
             "feedback_weight": w,
             "grad_norm": grad_norm,
             "ema_applied": ema_applied,
-            "tokens": grpo_tokens,
+            "tokens": float(sum(sum(t.mask) for t in trajectories)),
         }
     )
     return metrics

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -27,12 +27,29 @@ from tutor.prover.trajectory import Trajectory
 
 log = logging.getLogger(__name__)
 
-RolloutFn = Callable[[Sequence[Problem], int, float], list[Trajectory]]
+
+class RolloutFn(Protocol):
+    """problems, samples per problem, temperature -> trajectories, problem-major.
+
+    seed: the sampling seed of this call. The trainer derives it from the run's seed, the
+    step and the rank (training.session.rollout_seed), and evaluation from the run's seed
+    alone, so a resumed run samples what the uninterrupted one did and every evaluation
+    draws the same samples (the gate compares checkpoints on the same draws). None:
+    unseeded (the generator's global state)."""
+
+    def __call__(
+        self,
+        problems: Sequence[Problem],
+        samples: int,
+        temperature: float,
+        *,
+        seed: int | None = None,
+    ) -> list[Trajectory]: ...
 
 
-def _agent_config(model_config: Any, temperature: float, seed: int | None, call: int) -> Any:
-    """The agent's limits for one rollout call; each call gets its own seed (when seeded), so
-    repeated calls on the same problems explore differently but reproducibly."""
+def _agent_config(model_config: Any, temperature: float, seed: int | None) -> Any:
+    """The agent's limits for one rollout call, sampled from `seed` (the agent offsets it
+    per turn and attempt)."""
     from tutor.prover.agent import AgentConfig
 
     return AgentConfig(
@@ -41,7 +58,7 @@ def _agent_config(model_config: Any, temperature: float, seed: int | None, call:
         max_total_tokens=model_config.max_total_tokens,
         temperature=temperature,
         top_p=model_config.top_p,
-        seed=None if seed is None else seed * 100_003 + call,
+        seed=seed,
     )
 
 
@@ -52,7 +69,6 @@ def prover_rollout(
     checker: Any,
     tools_factory: Any,
     model_config: Any,
-    seed: int | None = None,
     name: str = "training-policy",
 ) -> RolloutFn:
     """Rollouts by the prover's agent (tutor.prover.agent.rollout) on the in-memory model.
@@ -60,17 +76,18 @@ def prover_rollout(
     model/tokenizer: the live policy (its weights change every step; nothing is reloaded).
     checker: gives the final verdict (tutor.lean.checker.LeanChecker; in tests, one whose
     REPL is the test double). tools_factory(problem, attempt) -> the attempt's tool workspace.
+    Each call samples from the seed it is given (RolloutFn): no counter lives here, so
+    nothing needs saving for a resumed run to sample the same trajectories.
     """
     from tutor.prover.agent import rollout as agent_rollout
     from tutor.prover.policy.hf import HFPolicy
 
     policy = HFPolicy(model, tokenizer, name=name)
-    calls = 0
 
-    def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
-        nonlocal calls
-        calls += 1
-        config = _agent_config(model_config, temperature, seed, calls)
+    def rollout(
+        problems: Sequence[Problem], samples: int, temperature: float, *, seed: int | None = None
+    ) -> list[Trajectory]:
+        config = _agent_config(model_config, temperature, seed)
         was_training = model.training
         model.eval()
         try:
@@ -95,7 +112,7 @@ def vllm_rollout(
     checker: Any,
     tools_factory: Any,
     model_config: Any,
-    seed: int | None = None,
+    engine_seed: int = 0,
     world_size: int = 1,
     rank: int = 0,
     policy: Any = None,
@@ -122,17 +139,18 @@ def vllm_rollout(
             checker=checker,
             tools_factory=tools_factory,
             model_config=model_config,
-            seed=seed,
         )
     if policy is None or engine is None:
         from tutor.prover.policy.vllm import VLLMPolicy
 
-        llm = start_colocated_engine(model_config, world_size=world_size, rank=rank, seed=seed or 0)
+        llm = start_colocated_engine(
+            model_config, world_size=world_size, rank=rank, seed=engine_seed
+        )
         policy, engine = VLLMPolicy.around(llm, tokenizer), VLLMEngine(llm)
     sync = InPlaceSync(
         engine, model, getattr(torch, model_config.dtype), every=model_config.vllm_sync_every
     )
-    return _synced_rollout(policy, sync, checker, tools_factory, model_config, seed)
+    return _synced_rollout(policy, sync, checker, tools_factory, model_config)
 
 
 def vllm_server_rollout(
@@ -142,45 +160,40 @@ def vllm_server_rollout(
     checker: Any,
     tools_factory: Any,
     model_config: Any,
-    seed: int | None = None,
-    transport: Any = None,
+    engine_factory: Any = None,
 ) -> RolloutFn:
     """Rollouts sampled by a separate vLLM server (model.vllm_mode: server;
     training/vllm_server.py): the same agent loop and trajectories as colocated, the
     policy's calls go to the server's /v1/completions, and the live weights are pushed to
-    it (ServerSync) before the first rollout after model.vllm_sync_every optimizer steps.
-    transport: the weight data plane (tests pass a fake; default NCCL, GPU hosts). An
-    unreachable server raises VLLMServerUnreachable here, at start."""
-    from training import distributed
-    from training.vllm_server import NCCLTransport, ServerClient, ServerPolicy, ServerSync
+    it (ServerSync, through vLLM's trainer-side NCCL engine) before the first rollout after
+    model.vllm_sync_every optimizer steps. engine_factory: tests pass a fake transfer
+    engine; default vLLM's (GPU hosts). An unreachable server raises
+    VLLMServerUnreachable here, at start."""
+    from training.vllm_server import ServerClient, ServerPolicy, ServerSync
 
     client = ServerClient(model_config.vllm_server_url, model_config.vllm_server_timeout_s)
     policy = ServerPolicy(client, tokenizer)
-    if transport is None and distributed.is_main():
-        transport = NCCLTransport()
     sync = ServerSync(
         client,
         model,
         getattr(torch, model_config.dtype),
-        transport,
+        engine_factory,
         every=model_config.vllm_sync_every,
     )
-    return _synced_rollout(policy, sync, checker, tools_factory, model_config, seed)
+    return _synced_rollout(policy, sync, checker, tools_factory, model_config)
 
 
 def _synced_rollout(
-    policy: Any, sync: Any, checker: Any, tools_factory: Any, model_config: Any, seed: int | None
+    policy: Any, sync: Any, checker: Any, tools_factory: Any, model_config: Any
 ) -> RolloutFn:
     """The agent's rollouts on `policy`, with sync.before_rollout() / after_rollout() around
     each call; `rollout.sync` is what optimizer_step marks stale."""
     from tutor.prover.agent import rollout as agent_rollout
 
-    calls = 0
-
-    def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
-        nonlocal calls
-        calls += 1
-        config = _agent_config(model_config, temperature, seed, calls)
+    def rollout(
+        problems: Sequence[Problem], samples: int, temperature: float, *, seed: int | None = None
+    ) -> list[Trajectory]:
+        config = _agent_config(model_config, temperature, seed)
         sync.before_rollout()
         try:
             return agent_rollout(

@@ -7,11 +7,13 @@ does; `run_loop` here does everything around it, identically for all of them.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import random
 import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,6 @@ from tutor.prover.trajectory import Trajectory
 
 log = logging.getLogger(__name__)
 
-EVAL_SEED_OFFSET = 7919  # evaluation draws its own seed, apart from the training stream
 
 StepFn = Callable[["Session"], dict[str, Any]]
 
@@ -70,7 +71,8 @@ class Session:
     stop: StopFlag
     rollout: RolloutFn | None = None
     coach: Any = None
-    cursor: ProblemCursor | None = None
+    cursor: ProblemCursor | None = None  # this rank's slice of the training problems
+    train_problems: list[Problem] = field(default_factory=list)  # all of them (SFT's examples)
     eval_problems: list[Problem] = field(default_factory=list)
     teacher: nn.Module | None = None
     rollout_model: Any = None  # what generates: the model itself, or (FSDP) a synced replica
@@ -98,13 +100,15 @@ class Session:
         return {p.id: p for p in self.cursor.problems} if self.cursor else {}
 
     def ensure_teacher(self) -> nn.Module:
-        """FD's EMA teacher, created from the student on first use."""
+        """FD's EMA teacher, created from the student on first use (under FSDP open_session
+        makes it, sharded like the student, before the student's full weights are gone)."""
         if self.teacher is None:
             if distributed.is_sharded(self.model):
-                # Shard the teacher exactly like the student so EMA works shard by shard.
-                self.teacher = distributed.wrap_model(make_teacher(self.rollout_model), self.config)
-            else:
-                self.teacher = make_teacher(self.model)
+                raise RuntimeError(
+                    "a sharded run's teacher is made when the session opens (stage fd, "
+                    "fd-grpo, mixed or continual); this stage has none"
+                )
+            self.teacher = make_teacher(self.model)
         return self.teacher
 
     def autocast(self) -> Any:
@@ -122,6 +126,15 @@ class Session:
             out.append(self.replay[self.replay_position % len(self.replay)])
             self.replay_position += 1
         return out
+
+    def placeholder(self) -> Trajectory:
+        """The zero-weight micro-batch of a rank that has run out of real ones
+        (agreed_micro_batches); made once per session."""
+        from training.batches import placeholder_trajectory
+
+        if "placeholder" not in self.extra:
+            self.extra["placeholder"] = placeholder_trajectory(self.tokenizer)
+        return self.extra["placeholder"]
 
     def require_rollout(self) -> RolloutFn:
         if self.rollout is None:
@@ -165,7 +178,7 @@ def load_model_and_tokenizer(config: Config, device: torch.device) -> tuple[Any,
     model = model.to(device)
     tokenizer = AutoTokenizer.from_pretrained(config.model.path)
     if config.model.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
+        model.activation_checkpointing_enable()  # transformers 5.x name (modeling_utils.py)
     model.train()
     return model, tokenizer
 
@@ -208,11 +221,19 @@ def open_session(
     if device.type == "cuda":
         torch.cuda.set_per_process_memory_fraction(config.resources.gpu_allocation, device)
     base_model, tokenizer = model_and_tokenizer or load_model_and_tokenizer(config, device)
-    model, replica = base_model, base_model
+    model, replica, teacher, reference = base_model, base_model, None, None
     if config.run.distributed == "fsdp":
         distributed.init_process_group()
-        replica = distributed.make_replica(base_model)
+        # The fp32 teacher (and GRPO's reference) are copied from the full student now and
+        # sharded like it: later only shards exist (training.memory: no full fp32 copy per
+        # rank). The rollout replica is a compute-dtype model filled from the shards one
+        # tensor at a time.
+        if stage in TEACHER_STAGES:
+            teacher = distributed.wrap_model(make_teacher(base_model), config)
+        if stage in GRPO_STAGES and config.grpo.beta > 0:
+            reference = distributed.wrap_model(make_teacher(base_model), config)
         model = distributed.wrap_model(base_model, config)
+        replica = distributed.make_replica(model, compute_dtype(config.model), device)
     optimizer, scheduler = make_optimizer(model, config)
     _state_batch_sizes(config, stage)
     run_dir = Path(config.run.output_dir) / config.run.name
@@ -229,9 +250,12 @@ def open_session(
         stop=stop or StopFlag(),
         coach=coach,
         rollout_model=replica,
+        teacher=teacher,
+        reference=reference,
     )
     if config.data.train:
         problem_set = load_problems(config.data.train, config.data.max_problems)
+        session.train_problems = list(problem_set.problems)
         # Under torchrun each rank rolls out its own slice of the problems.
         mine = problem_set.problems[distributed.rank() :: distributed.world_size()]
         if mine:
@@ -256,6 +280,16 @@ def open_session(
     return session
 
 
+TEACHER_STAGES = ("fd", "fd-grpo", "mixed")
+GRPO_STAGES = ("grpo", "fd-grpo", "mixed")
+
+
+def compute_dtype(model_config: Any) -> torch.dtype:
+    from training.precision import compute_dtype as dtype_of
+
+    return dtype_of(model_config)
+
+
 def _state_batch_sizes(config: Config, stage: str) -> None:
     """Check now (not at the switch to GRPO, hours in) that the global batches divide over
     the ranks, and say in the log what each rank does."""
@@ -273,42 +307,31 @@ def _state_batch_sizes(config: Config, stage: str) -> None:
 
 
 def resume(session: Session) -> CheckpointInfo | None:
-    """Load weights, teacher, optimizer and data cursor from the run's latest stable checkpoint."""
+    """Continue the run from its latest stable checkpoint, exactly: weights, teacher,
+    optimizer, scheduler, data cursor and replay position, and every random generator a
+    step draws from (training.session.capture_rng; rollouts are seeded from the step, see
+    rollout_seed), so N steps, or N/2 + resume + N/2, give the same losses and weights."""
     info = session.registry.latest(session.config.run.name)
     if info is None:
         return None
-    from safetensors.torch import load_file
-
-    weights = {}
-    for file in sorted(info.path.glob("*.safetensors")):
-        if file.name != "teacher.safetensors":
-            weights.update(load_file(str(file)))
-    distributed.load_full_state_dict(session.model, weights)
-    if session.rollout_model is not session.model:
-        distributed.load_full_state_dict(session.rollout_model, weights)
-    teacher_state = session.registry.load_teacher_state(info.path)
-    if teacher_state is not None:
-        distributed.load_full_state_dict(session.ensure_teacher(), teacher_state)
     state = session.registry.load_trainer_state(info.path) or {}
-    if "optimizer" in state and session.config.run.distributed == "none":
-        session.optimizer.load_state_dict(state["optimizer"])
-    elif state.get("sharded_train_state"):
-        # FSDP: the shards of the weights, AdamW's moments and the teacher (all ranks load).
+    if state.get("sharded_train_state"):
+        # FSDP: each rank reads its own shards of the weights, AdamW's moments and the
+        # teacher (torch.distributed.checkpoint); the replica is refilled from them.
         from training.train_state import load_train_state
 
         load_train_state(
-            state["sharded_train_state"],
-            session.model,
-            session.optimizer,
-            session.ensure_teacher() if teacher_state is not None else None,
+            state["sharded_train_state"], session.model, session.optimizer, session.teacher
         )
-    elif session.config.run.distributed == "fsdp":
-        log.warning("resuming %s without optimizer state (none was saved)", info.path)
+        distributed.sync_replica(session.model, session.rollout_model)
+    else:
+        _resume_one_process(session, info.path, state)
     if "scheduler" in state:
         session.scheduler.load_state_dict(state["scheduler"])
     session.step = int(state.get("step", info.step))
     session.trajectories_seen = int(state.get("trajectories_seen", 0))
     session.lemmas_seen = set(state.get("lemmas_seen", []))
+    session.replay_position = int(state.get("replay_position", 0))
     cursor_state = state.get("cursor")
     if cursor_state and session.cursor is not None:
         session.cursor = ProblemCursor(
@@ -317,8 +340,84 @@ def resume(session: Session) -> CheckpointInfo | None:
             cursor_state["epoch"],
             cursor_state["position"],
         )
+    rng = state.get("rng")
+    if isinstance(rng, list) and len(rng) == distributed.world_size():
+        restore_rng(rng[distributed.rank()])
+    else:
+        log.warning(
+            "resuming %s without this rank's random generator state (saved for %s ranks, now "
+            "%d): dropout and unseeded draws will differ from the uninterrupted run",
+            info.path, len(rng) if isinstance(rng, list) else "no", distributed.world_size(),
+        )  # fmt: skip
     log.info("resumed run %s at step %d from %s", session.config.run.name, session.step, info.path)
     return info
+
+
+def _resume_one_process(session: Session, path: Path, state: dict[str, Any]) -> None:
+    from safetensors.torch import load_file
+
+    weights = {}
+    for file in sorted(path.glob("*.safetensors")):
+        if file.name != "teacher.safetensors":
+            weights.update(load_file(str(file)))
+    distributed.load_full_state_dict(session.model, weights)
+    teacher_state = session.registry.load_teacher_state(path)
+    if teacher_state is not None:
+        distributed.load_full_state_dict(session.ensure_teacher(), teacher_state)
+    if "optimizer" in state:
+        session.optimizer.load_state_dict(state["optimizer"])
+    elif session.config.run.distributed == "fsdp":
+        log.warning("resuming %s without optimizer state (none was saved)", path)
+
+
+# --- random generators --------------------------------------------------------------------
+
+
+def derived_seed(*parts: object) -> int:
+    """A 48-bit seed from its parts (run seed, purpose, step, rank, ...): independent streams
+    without a counter that would have to be saved."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def rollout_seed(session: Session, part: int = 0) -> int:
+    """The sampling seed of a training rollout call: a function of the run's seed, the step,
+    the rank and the call's part of the step, so a resumed run samples what the
+    uninterrupted one did."""
+    return derived_seed(session.config.run.seed, "rollout", session.step, distributed.rank(), part)
+
+
+def eval_seed(config: Config) -> int:
+    """Every evaluation samples from the same seed: checkpoints (and the gate's serving
+    baseline and candidate) are compared on the same draws."""
+    return derived_seed(config.run.seed, "eval", distributed.rank())
+
+
+def capture_rng() -> dict[str, Any]:
+    """Python's, torch's (CPU and this process's CUDA devices) and numpy's global generator
+    states: dropout, unseeded sampling (a self coach at temperature > 0) and shuffles draw
+    from them."""
+    state: dict[str, Any] = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    try:
+        import numpy
+
+        state["numpy"] = numpy.random.get_state()
+    except ImportError:
+        pass
+    return state
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    if "numpy" in state:
+        import numpy
+
+        numpy.random.set_state(state["numpy"])
 
 
 def sample(session: Session, problems: list[Problem], samples: int) -> list[Trajectory]:
@@ -329,12 +428,17 @@ def sample(session: Session, problems: list[Problem], samples: int) -> list[Traj
     rate = exploration_rate(cfg.training.reinforce, session.step)
     n_explore = round(rate * len(problems))
     explored = (
-        rollout(problems[:n_explore], samples, cfg.training.reinforce.exploration_temperature)
+        rollout(
+            problems[:n_explore],
+            samples,
+            cfg.training.reinforce.exploration_temperature,
+            seed=rollout_seed(session, 0),
+        )
         if n_explore
         else []
     )
     rest = (
-        rollout(problems[n_explore:], samples, cfg.model.temperature)
+        rollout(problems[n_explore:], samples, cfg.model.temperature, seed=rollout_seed(session, 1))
         if n_explore < len(problems)
         else []
     )
@@ -360,13 +464,31 @@ def optimizer_step(session: Session) -> float:
     return float(norm)
 
 
-def token_share(local_tokens: float, total_local_tokens: float) -> float:
+def token_weight(local_tokens: float, global_tokens: float) -> float:
     """Weight of a micro-batch's token-mean loss so the step's loss is the token mean over
-    the whole (all-rank) batch: gradients are averaged over ranks, hence * world size."""
-    global_tokens = distributed.all_reduce_sum(total_local_tokens)
+    the whole (all-rank) batch: gradients are averaged over ranks, hence * world size.
+    global_tokens comes from global_totals, reduced once per step (a collective per
+    micro-batch would hang ranks that run different numbers of them)."""
     if global_tokens == 0:
         return 0.0
     return local_tokens / global_tokens * distributed.world_size()
+
+
+def global_totals(*local: float) -> list[float]:
+    """The step's token (or example) counts summed over ranks, in one collective."""
+    return distributed.all_reduce_sums([float(v) for v in local])
+
+
+def agreed_micro_batches(items: Sequence[Any], size: int) -> list[list[Any]]:
+    """This rank's micro-batches, padded with empty ones to the most any rank has. Every
+    micro-batch of a sharded model runs collectives (FSDP's gathers and reduce-scatters),
+    so all ranks must run the same number; an empty one is run as a zero-weight placeholder
+    (training.batches.placeholder_trajectory). One process: no padding."""
+    from training.batches import micro_batches
+
+    chunks = [list(c) for c in micro_batches(list(items), size)]
+    count = distributed.all_reduce_max(len(chunks))
+    return chunks + [[] for _ in range(int(count) - len(chunks))]
 
 
 # --- checkpoints and evaluation -----------------------------------------------------------
@@ -396,10 +518,19 @@ def _save_sharded_train_state(session: Session) -> str | None:
 
 
 def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo | None:
+    """Every rank calls this (under FSDP the gathers are collectives). The published weights
+    and teacher are gathered to rank 0's CPU one tensor at a time (never a whole model on a
+    GPU); the sharded training state goes through torch.distributed.checkpoint; every rank's
+    random generators are gathered so a resume continues them."""
+    sharded = distributed.is_sharded(session.model)
+    weights = distributed.full_state_dict(session.model, to_rank0_cpu=True) if sharded else None
     teacher_state = (
-        distributed.full_state_dict(session.teacher) if session.teacher is not None else None
+        distributed.full_state_dict(session.teacher, to_rank0_cpu=True)
+        if session.teacher is not None
+        else None
     )
     sharded_state = _save_sharded_train_state(session)
+    rng = distributed.gather_objects(capture_rng())
     if not distributed.is_main():
         distributed.barrier()
         return None
@@ -408,7 +539,9 @@ def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo
         "trajectories_seen": session.trajectories_seen,
         "lemmas_seen": sorted(session.lemmas_seen),
         "cursor": session.cursor.state() if session.cursor else None,
+        "replay_position": session.replay_position,
         "scheduler": session.scheduler.state_dict(),
+        "rng": rng,
     }
     if session.config.run.distributed == "none":
         trainer_state["optimizer"] = session.optimizer.state_dict()
@@ -417,12 +550,13 @@ def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo
     info = session.registry.save(
         session.config.run.name,
         session.step,
-        session.rollout_model,  # unsharded and in sync (FSDP: the replica; else the model)
+        session.rollout_model,  # its config and generation config; FSDP: weights given below
         session.tokenizer,
         stage=session.stage,
         config=session.config.to_dict(),
         metrics={k: v for k, v in metrics.items() if isinstance(v, (int, float))},
         data_snapshot=session.data_snapshot,
+        state_dict=weights,
         teacher=teacher_state,
         trainer_state=trainer_state,
     )
@@ -431,15 +565,22 @@ def save_checkpoint(session: Session, metrics: dict[str, Any]) -> CheckpointInfo
     return info
 
 
-def evaluate_now(session: Session, checkpoint: CheckpointInfo | None) -> dict[str, Any]:
-    """Held-out evaluation of the live model, sharded over the ranks; recorded on the
-    checkpoint (best.json) by rank 0. Every rank calls this (it gathers the results).
+def evaluate_now(
+    session: Session, problems: Sequence[Problem] | None = None, *, count_lemmas: bool = True
+) -> dict[str, Any]:
+    """Held-out evaluation of the live model on `problems` (default: data.eval), sharded
+    over the ranks; returns the eval/ metrics and keeps the per-problem counts in
+    session.last_eval_per_problem. Every rank calls this (it gathers the results).
 
     Each rank samples its slice of the problems (problems[rank::world]) with the unsharded
     rollout model, so no collective runs inside generation; the slices' results are
-    gathered and merged (training.evaluate.merge_eval_results). A sharded teacher gives no
-    student_teacher_kl (its forward would be a collective the ranks do not share)."""
-    if not session.eval_problems or session.rollout is None:
+    gathered and merged (training.evaluate.merge_eval_results). Every evaluation samples
+    from eval_seed, so two checkpoints are compared on the same draws. A sharded teacher
+    gives no student_teacher_kl (its forward would be a collective the ranks do not share).
+    count_lemmas: add the verified proofs' lemmas to the run's lemma discovery (not for
+    the gate's evaluations, which are not part of training)."""
+    problems = list(session.eval_problems if problems is None else problems)
+    if not problems or session.rollout is None:
         return {}
     from training.evaluate import EvalResult, evaluate, merge_eval_results
 
@@ -448,11 +589,10 @@ def evaluate_now(session: Session, checkpoint: CheckpointInfo | None) -> dict[st
         if session.teacher is not None and not distributed.is_sharded(session.teacher)
         else None
     )
-    mine = session.eval_problems[distributed.rank() :: distributed.world_size()]
-    # Every evaluation samples with the same seed (and gives the training RNG back after),
-    # so a candidate and the serving checkpoint are compared on the same draws.
-    rng_state = torch.get_rng_state()
-    torch.manual_seed(session.config.run.seed + EVAL_SEED_OFFSET + distributed.rank())
+    mine = problems[distributed.rank() :: distributed.world_size()]
+    # Sampling is seeded per call (eval_seed); forwards that draw from torch's global
+    # generator (none in eval mode) give it back too, so training continues undisturbed.
+    rng = capture_rng()
     try:
         result = (
             evaluate(
@@ -464,28 +604,34 @@ def evaluate_now(session: Session, checkpoint: CheckpointInfo | None) -> dict[st
                 pad_id=session.pad_id,
                 teacher=teacher,
                 coach=session.coach if teacher is not None else None,
+                seed=eval_seed(session.config),
             )
             if mine
             else EvalResult({})
         )
     finally:
-        torch.set_rng_state(rng_state)
+        restore_rng(rng)
     parts = distributed.gather_objects(result)
-    merged = merge_eval_results(
-        parts, [p.id for p in session.eval_problems], session.config.evaluation.ks
-    )
-    session.lemmas_seen.update(merged.lemmas)
+    merged = merge_eval_results(parts, [p.id for p in problems], session.config.evaluation.ks)
+    if count_lemmas:
+        session.lemmas_seen.update(merged.lemmas)
     merged.metrics["lemmas_discovered"] = float(len(session.lemmas_seen))
     session.last_eval_per_problem = merged.per_problem
-    metrics = {f"eval/{k}": v for k, v in merged.metrics.items()}
-    if checkpoint is not None and distributed.is_main():
-        session.registry.record_eval(
-            checkpoint.path,
-            merged.metrics,
-            session.config.evaluation.select_metric,
-            per_problem=merged.per_problem,
-        )
-    return metrics
+    return {f"eval/{k}": v for k, v in merged.metrics.items()}
+
+
+def record_evaluation(
+    session: Session, checkpoint: CheckpointInfo | None, metrics: dict[str, Any]
+) -> None:
+    """Store an evaluation on its checkpoint (best.json follows evaluation.select_metric)."""
+    if checkpoint is None or not distributed.is_main() or not metrics:
+        return
+    session.registry.record_eval(
+        checkpoint.path,
+        {k.removeprefix("eval/"): v for k, v in metrics.items()},
+        session.config.evaluation.select_metric,
+        per_problem=session.last_eval_per_problem,
+    )
 
 
 def _check_memory(session: Session) -> None:
@@ -543,12 +689,15 @@ def run_loop(
             checkpoint = None
             at_end = session.step == total_steps
             eval_due = bool(config.evaluation.every and session.step % config.evaluation.every == 0)
-            # Every evaluated step is saved too: each is a candidate, so best-by-eval exists.
+            # Evaluate before saving, so the saved state (lemma set, generators) is what the
+            # next step starts from whether or not the run is interrupted here. Every
+            # evaluated step is saved too: each is a candidate, so best-by-eval exists.
+            evaluation = evaluate_now(session) if eval_due or at_end else {}
             if session.step % config.checkpoints.every == 0 or at_end or eval_due:
                 checkpoint = save_checkpoint(session, metrics)
                 result.last_checkpoint = checkpoint.path if checkpoint else result.last_checkpoint
-            if eval_due or at_end:
-                metrics.update(evaluate_now(session, checkpoint))
+                record_evaluation(session, checkpoint, evaluation)
+            metrics.update(evaluation)
             if session.step % config.run.log_every == 0 or at_end:
                 session.logger.log(session.step, stage, metrics)
             _check_memory(session)

@@ -2,46 +2,59 @@
 
 The colocated engine (training/vllm_sync.py) shares each training GPU; server mode puts
 the sampler on its own GPUs, as TRL's `vllm_mode="server"` and verl's separate rollout
-workers do. What a stock vLLM server supports, and what this module uses:
+workers do. Every route and class used here is checked against vLLM 0.30.0 (the pinned
+`gpu` extra; the released wheel's sources, commit ced6857af), file and line in comments:
 
 - Sampling: the OpenAI-compatible `POST /v1/completions` with the prompt as token ids
-  (`"prompt": [ids]`), `"logprobs": 0` (the sampled token's log-prob in
-  `choices[i].logprobs.token_logprobs`) and vLLM's `"return_tokens_as_token_ids": true`
-  (`logprobs.tokens` are then `"token_id:<id>"`, so the exact sampled ids come back, not
-  re-tokenised text). The server must run with `--logprobs-mode processed_logprobs` so the
-  log-probs are after temperature and top-p (what GRPO's IS correction divides by).
-- Weights: vLLM's native weight-transfer routes (its RLHF HTTP API, exposed when the
-  server runs with `VLLM_SERVER_DEV_MODE=1` and `--weight-transfer-config
-  '{"backend": "nccl"}'`): `/get_world_size` and `/init_weight_transfer_engine` once,
-  then per update `/pause`, `/start_weight_update`, `/update_weights` (names, dtypes,
-  shapes) while the tensors go over NCCL from the trainer, `/finish_weight_update` with
-  `weight_version` (the trainer's step), `/resume`. HTTP is only the control plane; the
-  data plane is the `WeightTransport` (NCCL via vLLM's own trainer-side engine).
-  Chosen over reloading a saved checkpoint from disk: no file per step, and these are the
-  routes vLLM documents for RL (examples/rl/rlhf_http_nccl.py).
+  (`"prompt": [ids]`, vllm/entrypoints/openai/completion/protocol.py:49-56), `"logprobs":
+  0` (line 60) and `"return_tokens_as_token_ids": true` (lines 161-168: `logprobs.tokens`
+  are then `"token_id:<id>"`, so the exact sampled ids come back, not re-tokenised text;
+  vllm/entrypoints/openai/completion/serving.py:652-730), `"seed"` (line 64). The server
+  runs with `--logprobs-mode processed_logprobs` (vllm/engine/arg_utils.py:918) so the
+  log-probs are after temperature and top-p (vllm/config/model.py:259-267), what GRPO's
+  IS correction divides by; the server clips them at -9999 (serving.py:703).
+- Weights: vLLM's own trainer-side engine, `NCCLTrainerWeightTransferEngine`
+  (vllm/distributed/weight_transfer/nccl_engine.py:238-461): `trainer_init` once on every
+  trainer rank (rank 0 opens the NCCL group with the server's workers and calls
+  `init_weight_transfer_engine` on the server concurrently, lines 273-318), then per
+  update `send_weights()` (lines 320-361: `start_weight_update`, `update_weights` with the
+  names / dtypes / shapes while the tensors are broadcast, `finish_weight_update`; the
+  other ranks only iterate the weights to take part in FSDP's gathers). The control plane
+  is the server's RLHF routes (vllm/entrypoints/serve/dev/rlhf/api_router.py, mounted
+  when the server runs with VLLM_SERVER_DEV_MODE=1: vllm/entrypoints/launchers/api_server/
+  routers.py:34-37, and `--weight-transfer-config '{"backend": "nccl"}'`:
+  vllm/engine/arg_utils.py:1743), spoken by ServerWeightClient, our implementation of
+  vLLM's structural `VLLMWeightSyncClient` protocol
+  (vllm/distributed/weight_transfer/base.py:527-551) over the stdlib HTTP client below.
+  Around each push: `/pause` and `/resume` (api_router.py:29-91), and the trainer's step
+  goes to `/finish_weight_update` as `weight_version` (api_router.py:205-211).
+  Chosen over reloading a saved checkpoint from disk: no file per step, and it is the path
+  vLLM ships for RL. (An earlier design called `NCCLWeightTransferEngine.trainer_send_weights`
+  and sent `packed` in update_info: neither exists at 0.30.0, whose update info is exactly
+  names / dtype_names / shapes, nccl_engine.py:85-110.)
 
 Never a silent fallback: an unreachable server is an error (VLLMServerUnreachable) that
 says how to fix it, at start and on every call.
-Tested on CPU against a fake server under tests/ that speaks the same JSON; not run
-against a real vLLM here (no GPU, no vLLM).
+Tested on CPU against a fake server under tests/ that enforces the routes' rules and a
+fake transfer engine that drives the client as vLLM's does; not run against a real vLLM
+here (no GPU, no vLLM).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
 
 from training import distributed
-from training.vllm_sync import stream_weights
 from tutor.prover.policy.base import ChatPolicyBase, Completion, SamplingConfig
 
 log = logging.getLogger(__name__)
@@ -95,7 +108,7 @@ class ServerClient:
         return self.request("GET", path)
 
     def post(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        return self.request("POST", path, body if body is not None else {})
+        return self.request("POST", path, body)
 
     def served_model(self) -> str:
         """The served model's name (the `model` field of every request); also the
@@ -178,78 +191,94 @@ def _token_id(token: str) -> int:
     return int(value)
 
 
-class WeightTransport(Protocol):
-    """The data plane of a weight push (the HTTP routes are the control plane)."""
+@dataclass(frozen=True)
+class WeightMeta:
+    """One parameter as vLLM's trainer engine reads its source's metadata: name, wire dtype,
+    full shape (the fields of vllm.distributed.weight_transfer.base.ParamMeta, base.py:120-
+    125; the NCCL engine reads only these, nccl_engine.py:335-337 and 421-428)."""
 
-    def init_info(self, server_world_size: int) -> dict[str, Any]: ...
-    def connect(self) -> None: ...
-    def send(self, weights: Iterable[tuple[str, torch.Tensor]]) -> None: ...
-
-
-class NCCLTransport:
-    """Weights over NCCL with vLLM's own trainer-side engine (GPU hosts, `gpu` extra):
-    the trainer is rank 0 of a group with the server's workers at ranks 1..world."""
-
-    def __init__(self) -> None:
-        from tutor.prover.policy.vllm import import_vllm
-
-        import_vllm()  # raises VLLMUnavailable with the install command
-        from vllm.utils.network_utils import get_ip, get_open_port
-
-        self.address, self.port = get_ip(), get_open_port()
-        self.world_size = 0
-        self.group: Any = None
-
-    def init_info(self, server_world_size: int) -> dict[str, Any]:
-        self.world_size = server_world_size + 1
-        return {
-            "master_address": self.address,
-            "master_port": self.port,
-            "rank_offset": 1,
-            "world_size": self.world_size,
-        }
-
-    def connect(self) -> None:
-        from vllm.distributed.weight_transfer.nccl_engine import NCCLWeightTransferEngine
-
-        self.group = NCCLWeightTransferEngine.trainer_init(
-            {
-                "master_address": self.address,
-                "master_port": self.port,
-                "world_size": self.world_size,
-            }
-        )
-
-    def send(self, weights: Iterable[tuple[str, torch.Tensor]]) -> None:
-        from vllm.distributed.weight_transfer.nccl_engine import (
-            NCCLTrainerSendWeightsArgs,
-            NCCLWeightTransferEngine,
-        )
-
-        on_gpu = ((name, tensor.cuda()) for name, tensor in weights)
-        NCCLWeightTransferEngine.trainer_send_weights(
-            iterator=on_gpu,
-            trainer_args=NCCLTrainerSendWeightsArgs(group=self.group, packed=True),
-        )
+    name: str
+    dtype: torch.dtype
+    shape: tuple[int, ...]
 
 
-def _both(first: Any, second: Any) -> None:
-    """Run two blocking calls that wait on each other (an HTTP call whose server side
-    joins a collective, and our side of that collective); re-raise the first error."""
-    errors: list[BaseException] = []
+class ComputeDtypeSource:
+    """The trainer's weights as vLLM's engine iterates them (the WeightSource contract,
+    base.py:127-168: metadata() agrees with iteration element for element, and iteration
+    is a fresh pass each round): by parameter name, gathered one at a time under FSDP
+    (full_tensor(), a collective every rank runs in the same order), cast to the compute
+    dtype so the wire carries bf16, not the fp32 master weights."""
 
-    def run(fn: Any) -> None:
-        try:
-            fn()
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            errors.append(exc)
+    def __init__(self, model: nn.Module, dtype: torch.dtype) -> None:
+        self.model = model
+        self.dtype = dtype
 
-    thread = threading.Thread(target=run, args=(first,))
-    thread.start()
-    run(second)
-    thread.join()
-    if errors:
-        raise errors[0]
+    def metadata(self) -> list[WeightMeta]:
+        # A DTensor's .shape is the global one: no gather to declare it.
+        return [
+            WeightMeta(name, self.dtype, tuple(p.shape))
+            for name, p in self.model.named_parameters()
+        ]
+
+    def __iter__(self) -> Iterator[tuple[str, torch.Tensor]]:
+        from torch.distributed.tensor import DTensor
+
+        for name, param in self.model.named_parameters():
+            full = param.full_tensor() if isinstance(param, DTensor) else param
+            yield name, full.detach().to(self.dtype)
+
+
+class ServerWeightClient:
+    """vLLM's VLLMWeightSyncClient protocol (base.py:527-551) over ServerClient: the four
+    RLHF routes. `version` is sent to /finish_weight_update as `weight_version`, since
+    vLLM's engine calls finish_weight_update() without one (nccl_engine.py:362)."""
+
+    def __init__(self, client: ServerClient) -> None:
+        self.client = client
+        self.version: str | None = None
+
+    def init_weight_transfer_engine(self, init_info: dict[str, Any]) -> None:
+        # api_router.py:157-172: {"init_info": {...}} (the worker-side NCCL init info).
+        self.client.post("/init_weight_transfer_engine", {"init_info": init_info})
+
+    def start_weight_update(self) -> None:
+        self.client.post("/start_weight_update")  # api_router.py:175-178: no body
+
+    def update_weights(self, update_info: dict[str, Any] | list[dict[str, Any]]) -> None:
+        # api_router.py:187-202: {"update_info": {...}}, blocks until the tensors arrived.
+        self.client.post("/update_weights", {"update_info": update_info})
+
+    def finish_weight_update(self, weight_version: str | None = None) -> None:
+        version = weight_version if weight_version is not None else self.version
+        body = {"weight_version": version} if version is not None else None
+        self.client.post("/finish_weight_update", body)  # api_router.py:205-211
+
+
+def nccl_transfer_engine(
+    client: ServerWeightClient, source: ComputeDtypeSource, rank: int, server_world: int
+) -> Any:
+    """vLLM's trainer-side NCCL engine for this rank (GPU hosts, `gpu` extra): rank 0 is the
+    sender (NCCL rank 0; the server's workers follow at rank_offset 1); the others join
+    only the trainer-side gathers (nccl_engine.py:238-318)."""
+    from tutor.prover.policy.vllm import import_vllm
+
+    import_vllm()  # raises VLLMUnavailable with the install command
+    from vllm.distributed.weight_transfer.nccl_engine import (
+        NCCLTrainerInitInfo,
+        NCCLTrainerWeightTransferEngine,
+    )
+    from vllm.utils.network_utils import get_ip, get_open_port  # network_utils.py:34, 174
+
+    info = NCCLTrainerInitInfo(  # nccl_engine.py:54-81
+        master_address=get_ip(),
+        master_port=get_open_port(),
+        world_size=server_world + 1,
+        rank=rank,
+    )
+    return NCCLTrainerWeightTransferEngine.trainer_init(info, client=client, source=source)
+
+
+TransferEngineFactory = Callable[[ServerWeightClient, ComputeDtypeSource, int, int], Any]
 
 
 class ServerSync:
@@ -257,27 +286,28 @@ class ServerSync:
 
     mark_stale() is called after every optimizer step (training.session.optimizer_step);
     before_rollout() pushes when model.vllm_sync_every steps have passed, tagged with
-    weight_version "step-<n>" (n = optimizer steps so far). Under FSDP every rank takes
-    part in the gather (stream_weights is a collective); rank 0 alone talks to the server,
-    and all ranks wait for it before sampling."""
+    weight_version "step-<n>" (n = optimizer steps so far). Every rank runs the transfer
+    engine (under FSDP its iteration gathers each parameter); rank 0 alone talks to the
+    server; all ranks wait for the push before sampling. engine_factory: vLLM's NCCL engine
+    (nccl_transfer_engine); tests pass a fake that drives the client the same way."""
 
     def __init__(
         self,
         client: ServerClient,
         model: nn.Module,
         dtype: torch.dtype,
-        transport: WeightTransport | None,
+        engine_factory: TransferEngineFactory | None = None,
         every: int = 1,
     ) -> None:
         self.client = client
-        self.model = model
-        self.dtype = dtype
-        self.transport = transport
+        self.weight_client = ServerWeightClient(client)
+        self.source = ComputeDtypeSource(model, dtype)
+        self.engine_factory = engine_factory or nccl_transfer_engine
+        self.engine: Any = None
         self.every = every
         self.steps = 0  # optimizer steps taken
         self.steps_behind = 0
         self.stale = True  # the server may hold other weights than ours: push once anyway
-        self.connected = False
         self.pushed_versions: list[str] = []
 
     def mark_stale(self) -> None:
@@ -285,6 +315,9 @@ class ServerSync:
         self.steps_behind += 1
         if self.steps_behind >= self.every:
             self.stale = True
+
+    def resync(self) -> None:
+        self.stale = True
 
     def before_rollout(self) -> None:
         if self.stale:
@@ -296,46 +329,21 @@ class ServerSync:
         """Nothing to free: the server does not share our GPUs."""
 
     def push(self, version: str) -> None:
-        weights = stream_weights(self.model, self.dtype)
-        if distributed.is_main():
-            self._push_from_main(weights, version)
-        else:
-            for _ in weights:  # take part in each full_tensor() gather
-                pass
+        main = distributed.is_main()
+        if self.engine is None:
+            # api_router.py:229-246: the server's world size (TP x PP x DP) sizes the group.
+            world = int(self.client.get("/get_world_size")["world_size"]) if main else 0
+            self.engine = self.engine_factory(
+                self.weight_client, self.source, distributed.rank(), world
+            )
+        self.weight_client.version = version
+        if main:
+            self.client.post("/pause")  # no request runs while the weights change
+        try:
+            self.engine.send_weights()
+        finally:
+            if main:
+                self.client.post("/resume")
         distributed.barrier()  # nobody samples before the server has the new weights
         self.pushed_versions.append(version)
-
-    def _push_from_main(self, weights: Iterator[tuple[str, torch.Tensor]], version: str) -> None:
-        if self.transport is None:
-            raise RuntimeError("server mode needs a weight transport (NCCLTransport on GPU hosts)")
-        transport = self.transport
-        if not self.connected:
-            world = int(self.client.get("/get_world_size")["world_size"])
-            info = transport.init_info(world)
-            _both(
-                lambda: self.client.post("/init_weight_transfer_engine", {"init_info": info}),
-                transport.connect,
-            )
-            self.connected = True
-        update_info = {**_metadata(self.model, self.dtype), "packed": True}
-        self.client.post("/pause")
-        try:
-            self.client.post("/start_weight_update", {"is_checkpoint_format": True})
-            _both(
-                lambda: self.client.post("/update_weights", {"update_info": update_info}),
-                lambda: transport.send(weights),
-            )
-            self.client.post("/finish_weight_update", {"weight_version": version})
-        finally:
-            self.client.post("/resume")
         log.info("pushed weights %s to the vLLM server at %s", version, self.client.base_url)
-
-
-def _metadata(model: nn.Module, dtype: torch.dtype) -> dict[str, list[Any]]:
-    """Names, dtypes and (global) shapes of what stream_weights sends, in its order."""
-    names, dtypes, shapes = [], [], []
-    for name, tensor in model.state_dict().items():
-        names.append(name)
-        dtypes.append(str(dtype).removeprefix("torch."))
-        shapes.append(list(tensor.shape))  # a DTensor's shape is the full one
-    return {"names": names, "dtype_names": dtypes, "shapes": shapes}

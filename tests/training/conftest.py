@@ -141,15 +141,16 @@ def rollout_factory(fake_checker: LeanChecker, tools_factory: Any) -> Any:
             checker=fake_checker,
             tools_factory=tools_factory,
             model_config=model_config,
-            seed=0,
         )
         scripted = ScriptedPolicy(tokenizer, good={"add_zero_t", "two_mul_t"})
 
-        def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Any]:
+        def rollout(
+            problems: Sequence[Problem], samples: int, temperature: float, *, seed: Any = None
+        ) -> list[Any]:
             n_live = max(1, samples // 2)
             out: list[Any] = []
-            for problem in problems:
-                out += live([problem], n_live, temperature)
+            for i, problem in enumerate(problems):
+                out += live([problem], n_live, temperature, seed=None if seed is None else seed + i)
                 if samples > n_live:
                     config = AgentConfig(
                         max_turns=1,

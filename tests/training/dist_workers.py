@@ -129,7 +129,13 @@ def one_step_gradient(
     session.optimizer = torch.optim.SGD(
         [p for p in session.model.parameters() if p.requires_grad], lr=1.0
     )
-    metrics = distributed.reduce_metrics((fd_step if stage == "fd" else grpo_step)(session))
+    if stage == "sft":
+        from training.sft import build_examples, sft_step_fn
+
+        step = sft_step_fn(build_examples(session))
+    else:
+        step = fd_step if stage == "fd" else grpo_step
+    metrics = distributed.reduce_metrics(step(session))
     after = distributed.full_state_dict(session.model)
     assert after is not None
     if distributed.is_main():
@@ -278,3 +284,115 @@ def fsdp_losses(rank: int, world: int, port: int, model_dir: str, out: str) -> N
         merged["hidden_size"] = model.config.hidden_size
         (Path(out) / f"losses-{world}.json").write_text(json.dumps(merged))
         torch.save(grads, Path(out) / f"grads-{world}.pt")
+
+
+UNEVEN_UPDATES = (("fd", (3, 2)), ("grpo", (3, 2)), ("fd", (2, 0)))
+
+
+def uneven_updates(rank: int, world: int, port: int, model_dir: str, out: str) -> None:
+    """FD and GRPO updates where the ranks hold different numbers of trajectories (3 vs 2
+    micro-batches, then 2 vs none): each update's logged loss and, at the end, the weights
+    (SGD, lr 1). One process runs the same updates on all the trajectories at once."""
+    from datetime import timedelta
+
+    from tests.training.scripted_rollouts import scripted_trajectory
+    from training.fd import fd_update
+    from training.grpo import grpo_update
+    from training.session import open_session
+    from tutor.prover.problem import Problem
+
+    join(rank, world, port)
+    if world > 1:  # a hang fails the test in a minute, not after gloo's 30-minute default
+        torch.distributed.init_process_group("gloo", timeout=timedelta(seconds=60))
+    config = small_config(model_dir, "", out, world)
+    config.optimizer.micro_batch_size = 1
+    session = open_session(config, "fd-grpo", rollout_factory=scripted_rollout_factory)
+    session.optimizer = torch.optim.SGD(
+        [p for p in session.model.parameters() if p.requires_grad], lr=1.0
+    )
+    losses = []
+    for number, (stage, counts) in enumerate(UNEVEN_UPDATES):
+        problems = [
+            Problem(id=f"u{number}-{i}", statement=f"theorem u{i} : {i} = {i} := by",
+                    reference_proof="rfl")
+            for i in range(sum(counts))
+        ]  # fmt: skip
+        every = [
+            scripted_trajectory(session.tokenizer, p, 1.0, sample=i) for i, p in enumerate(problems)
+        ]
+        start = sum(counts[:rank]) if world > 1 else 0
+        mine = every[start : start + counts[rank]] if world > 1 else every
+        if stage == "fd":
+            metrics = fd_update(session, mine, ["Be concise."] * len(mine))
+        else:
+            advantages = torch.tensor([1.0 if t.reward else -1.0 for t in mine])
+            metrics = grpo_update(session, mine, advantages)
+        losses.append(distributed.reduce_metrics(metrics)["loss"])
+    weights = distributed.full_state_dict(session.model)
+    assert weights is not None
+    if distributed.is_main():
+        (Path(out) / f"uneven-{world}.json").write_text(json.dumps(losses))
+        torch.save(
+            {k: v.detach().clone() for k, v in weights.items()}, Path(out) / f"uneven-{world}.pt"
+        )
+
+
+def memory_inventory(rank: int, world: int, port: int, model_dir: str, out: str) -> None:
+    """Bytes this rank actually holds for each persistent term of training.memory after an
+    FD step (AdamW state exists), with get_model_state_dict made to fail so a whole-model
+    gather anywhere in the step or the replica sync shows; rank 0 writes them."""
+    from torch.distributed.checkpoint import state_dict as dcp_state_dict
+    from torch.distributed.tensor import DTensor
+
+    from training.fd import fd_step
+    from training.session import open_session
+    from tutor.coach import make_coach
+
+    join(rank, world, port)
+    config = small_config(model_dir, "", out, world)
+    problems = Path(out) / "problems.jsonl"
+    problems.write_text(
+        "".join(
+            json.dumps({"name": f"m{i}", "formal_statement": f"theorem m{i} : {i} = {i} := by",
+                        "header": "", "reference_proof": "rfl"}) + "\n"
+            for i in range(world)
+        )
+    )  # fmt: skip
+    config.data.train = str(problems)
+    config.fd.batch_size = world
+    config.model.dtype = "bfloat16"  # bf16 compute over fp32 master weights, as on GPUs
+    session = open_session(
+        config, "fd", rollout_factory=scripted_rollout_factory, coach=make_coach("fixed")
+    )
+
+    def whole_model_gather(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a whole-model state dict was gathered during a step")
+
+    original = dcp_state_dict.get_model_state_dict
+    dcp_state_dict.get_model_state_dict = whole_model_gather
+    try:
+        fd_step(session)  # forward, backward, AdamW step, EMA, replica sync
+    finally:
+        dcp_state_dict.get_model_state_dict = original
+
+    def local_bytes(tensors: Any) -> int:
+        total = 0
+        for t in tensors:
+            t = t.to_local() if isinstance(t, DTensor) else t
+            total += t.numel() * t.element_size()
+        return total
+
+    moments = [
+        v for state in session.optimizer.state.values() for k, v in state.items() if k != "step"
+    ]
+    assert session.teacher is not None
+    measured = {
+        "fp32 master weights (sharded)": local_bytes(session.model.parameters()),
+        "AdamW moments, fp32 (sharded)": local_bytes(moments),
+        "fp32 EMA teacher (sharded)": local_bytes(session.teacher.parameters()),
+        "rollout replica (compute dtype)": local_bytes(session.rollout_model.parameters()),
+        "replica dtype": str(next(session.rollout_model.parameters()).dtype),
+    }
+    parts = distributed.gather_objects(measured)
+    if distributed.is_main():
+        (Path(out) / "memory.json").write_text(json.dumps(parts))

@@ -39,7 +39,9 @@ def scripted_trajectory(
 
 
 def scripted_rollout_factory(model: Any, tokenizer: Any) -> Any:
-    def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Trajectory]:
+    def rollout(
+        problems: Sequence[Problem], samples: int, temperature: float, *, seed: int | None = None
+    ) -> list[Trajectory]:
         return [
             scripted_trajectory(tokenizer, p, temperature, j)
             for p in problems

@@ -172,3 +172,63 @@ def test_the_trainers_hidden_state_path_equals_full_logits_on_the_tiny_model(tin
         rows.rows, top, rows.weights, head=rows.head, chunk=5
     )
     assert abs(loss.item() - reference.item()) < 1e-6
+
+
+def test_sft_and_evaluation_take_the_chunked_path_and_equal_full_logits(
+    tiny_model_dir, monkeypatch
+):
+    """SFT's loss, the eval entropy and the eval student-teacher KL never build [B, L, V]
+    logits by default (response_logits, the full-logits forward, is made to fail), and give
+    what the full-logits reference (model.loss_chunk_tokens: 0) gives."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    import training.evaluate as evaluate_module
+    import training.sft as sft_module
+    from tests.training.scripted_rollouts import scripted_trajectory
+    from training.config import tiny_cpu_config
+    from training.ema import make_teacher
+    from training.evaluate import _student_teacher_kl, policy_entropy
+    from training.session import open_session
+    from tutor.coach.fixed import FixedCoach
+    from tutor.prover.problem import Problem
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    teacher = make_teacher(model)
+    with torch.no_grad():
+        for p in teacher.parameters():
+            p.add_(0.02 * torch.randn_like(p))
+    problems = [Problem(id=f"p{i}", statement=f"theorem p{i} : {i} = {i} := by") for i in range(3)]
+    trajs = [scripted_trajectory(tokenizer, p, 1.0, sample=1) for p in problems]  # failed ones
+    trajs[1].mask[-2], trajs[1].logprobs[-2] = 0, 0.0
+    config = tiny_cpu_config(str(tiny_model_dir), "")
+    config.checkpoints.resume = False
+    session = open_session(config, "sft", model_and_tokenizer=(model, tokenizer))
+
+    def measure() -> tuple[float, list[torch.Tensor], float, float]:
+        model.zero_grad()
+        loss, _ = sft_module.sft_loss_on(session, trajs)
+        loss.backward()
+        grads = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+        entropy = policy_entropy(
+            model, tokenizer, trajs, 0, "cpu", 2, config.model.loss_chunk_tokens
+        )
+        kl = _student_teacher_kl(model, teacher, tokenizer, FixedCoach(), trajs, config, 0)
+        return float(loss.detach()), grads, entropy, kl
+
+    config.model.loss_chunk_tokens = 0
+    reference = measure()
+
+    def no_full_logits(*args, **kwargs):
+        raise AssertionError("full [B, L, V] logits were computed")
+
+    monkeypatch.setattr(sft_module, "response_logits", no_full_logits)
+    monkeypatch.setattr(evaluate_module, "response_logits", no_full_logits)
+    config.model.loss_chunk_tokens = 5
+    chunked = measure()
+    assert chunked[0] == pytest.approx(reference[0], abs=1e-6)
+    for got, want in zip(chunked[1], reference[1], strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-7)
+    assert chunked[2] == pytest.approx(reference[2], abs=1e-5)
+    assert reference[3] > 0 and chunked[3] == pytest.approx(reference[3], abs=1e-6)

@@ -16,8 +16,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from tests.training.conftest import PROBLEMS, ScriptedPolicy
 from training.batches import response_logits, response_targets, student_batch, token_logprobs
 from training.checkpoints import CheckpointRegistry
-from training.classroom import attempt_example, gate, group_curated, held_out_ids
-from training.config import ClassroomConfig, tiny_cpu_config
+from training.classroom import attempt_example, group_curated, held_out_ids
+from training.config import tiny_cpu_config
 from training.continual import continual_distill, read_snapshot
 from tutor.coach.fixed import FixedCoach
 from tutor.prover.agent import AgentConfig
@@ -31,7 +31,18 @@ EXTRA = {
     "header": "",
     "reference_proof": "simp",
 }
-ALL = [*PROBLEMS, EXTRA]
+# Enough problems that the gate has 5 of its own (the fewest the exact test can judge at
+# alpha 0.05): 20 in one course, half held out, half of those for the gate.
+GENERATED = [
+    {
+        "name": f"comm_{k}",
+        "formal_statement": f"theorem comm_{k} (n : Nat) : n + {k} = {k} + n := by",
+        "header": "",
+        "reference_proof": "omega",
+    }
+    for k in range(10, 26)
+]
+ALL = [*PROBLEMS, EXTRA, *GENERATED]
 
 
 def _problem(record: dict[str, Any]) -> Problem:
@@ -128,22 +139,6 @@ def test_held_out_split_is_per_course_and_deterministic():
     assert held_out_ids([Problem(id="solo/p", statement="theorem t : True := by")], 0.5) == set()
 
 
-def _pp(rates: Sequence[int], n: int = 2) -> list[dict[str, Any]]:
-    return [{"problem": f"p{i}", "n": n, "correct": c} for i, c in enumerate(rates)]
-
-
-def test_gate_promotes_only_a_significant_paired_gain():
-    cfg = ClassroomConfig(min_eval_problems=2, gate_resamples=500)
-    win = gate(_pp([0, 0, 0, 0, 1, 0]), _pp([2, 1, 2, 2, 1, 1]), cfg, seed=0)
-    assert win.promote and win.p_value < 0.05 and win.mean_difference > 0
-    noisy = gate(_pp([0, 2, 0, 2, 0, 2]), _pp([2, 0, 2, 0, 2, 1]), cfg, seed=0)
-    assert not noisy.promote and "not significant" in noisy.reason
-    same = gate(_pp([1, 1]), _pp([1, 1]), cfg, seed=0)
-    assert not same.promote and "not above" in same.reason
-    few = gate(_pp([0]), _pp([2]), cfg, seed=0)
-    assert not few.promote and "not enough" in few.reason
-
-
 def _config(tiny_model_dir: Path, tmp_path: Path, name: str) -> Any:
     config = tiny_cpu_config(str(tiny_model_dir), "", name=name)
     config.run.output_dir = str(tmp_path / "runs")
@@ -153,7 +148,6 @@ def _config(tiny_model_dir: Path, tmp_path: Path, name: str) -> Any:
     config.evaluation.max_problems = 0
     config.classroom.eval_fraction = 0.5
     config.classroom.human_token_share = 1.0
-    config.classroom.gate_resamples = 200
     return config
 
 
@@ -205,7 +199,9 @@ def confident_rollout_factory(fake_checker: Any, tools_factory: Any, thresholds:
     def build(model: Any, tok: Any) -> Any:
         scripted = KnownProofsPolicy(tok, good=set())
 
-        def rollout(problems: Sequence[Problem], samples: int, temperature: float) -> list[Any]:
+        def rollout(
+            problems: Sequence[Problem], samples: int, temperature: float, *, seed: Any = None
+        ) -> list[Any]:
             scripted.good = {
                 p.id.split("/")[1]
                 for p in problems
@@ -254,7 +250,11 @@ def test_classroom_data_trains_and_the_gate_refuses_without_a_gain(
     assert not result.promoted and "not above" in result.reason
     assert CheckpointRegistry(config.checkpoints.registry).serving() is None
     gate_file = json.loads((result.run_dir / "gate.json").read_text())
-    assert gate_file["promoted"] is False and gate_file["problems"] == len(held)
+    gate_problems = lineage["gate_problems"]
+    assert gate_file["promoted"] is False and gate_file["problems"] == len(gate_problems) == 5
+    # Selection and gate problems: disjoint, together the held-out split.
+    assert sorted([*lineage["selection_problems"], *gate_problems]) == held
+    assert not set(lineage["selection_problems"]) & set(gate_problems)
 
 
 def test_a_significant_gain_on_held_out_problems_is_promoted(
@@ -343,3 +343,29 @@ def test_search_examples_train_and_the_lineage_counts_them(
     assert lineage["counts"]["search_fd_examples"] == 1
     assert lineage["search"]["trajectories"] == ["trajectory-5"]
     assert "trajectory-5" in lineage["trajectories"] and lineage["counts"]["trajectories"] == 1
+
+
+def test_each_rank_trains_on_its_own_share_of_the_classroom_pools(
+    tiny_model_dir: Path, tmp_path: Path, rollout_factory: Any, monkeypatch: pytest.MonkeyPatch
+):
+    """Rank 1 of 2 (its view in one process): the pools are split rank::world, so this
+    rank trains on its share of them (every rank used to take the whole pools: each
+    example world-size times per step)."""
+    from training import distributed
+
+    monkeypatch.setattr(distributed, "rank", lambda: 1)
+    monkeypatch.setattr(distributed, "world_size", lambda: 2)
+    config = _config(tiny_model_dir, tmp_path, "ranked")
+    config.classroom.sft_per_step = 8
+    config.fd.batch_size = 2  # 1 per rank
+    snapshot, held = _snapshot(tmp_path)
+    train = next(p.id for p in read_snapshot(snapshot).problems if p.id not in held)
+    with snapshot.open("a") as handle:
+        handle.write(json.dumps(_search_record(tmp_path, train)) + "\n")
+    factory = lambda model, tok: rollout_factory(model, tok, config.model)  # noqa: E731
+    result = continual_distill(snapshot, config, rollout_factory=factory, coach=FixedCoach())
+    assert result.error is None
+    # What entered this rank's losses: its share [the found proof's first step] of the SFT
+    # pool [solution, step 1, step 2], and no share of the one reviewed attempt.
+    assert result.lineage["counts"]["search_sft_examples"] == 1
+    assert result.lineage["attempts"] == []

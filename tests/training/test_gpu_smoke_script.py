@@ -1,4 +1,6 @@
-"""bench/gpu_smoke.py runs end to end on its --tiny CPU config (the GPU run uses the same code)."""
+"""bench/gpu_smoke.py runs end to end on its --tiny CPU shapes (the GPU run uses the same
+code): every check it makes passes or says it does not apply on CPU, and the exit code
+follows the checks."""
 
 from __future__ import annotations
 
@@ -14,16 +16,30 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_gpu_smoke_tiny_runs_and_reports(tmp_path: Path):
+def test_gpu_smoke_tiny_runs_every_check(tmp_path: Path):
     out = tmp_path / "smoke.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "bench/gpu_smoke.py", "--tiny", "--out", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(out.read_text())
-    assert result["precision"]["fp32_master_changed"] == 1.0
-    assert result["precision"]["bf16_weights_changed"] < 0.1
-    assert result["fd_reference_vs_chunked"]["abs_diff"] < 1e-6
-    assert result["generate"]["tokens"] > 0
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = {line["check"]: line for line in json.loads(out.read_text())["lines"]}
+    for name in (
+        "FD step loss is finite and > 0",
+        "FD step moved the fp32 master weights",
+        "GRPO step loss is finite",
+        "chunked vs full FD loss, relative difference",
+        "chunked vs full gradients, cosine",
+        "FSDP step + checkpoint written",
+        "resumed weights equal",
+        "resumed EMA teacher equal",
+        "resumed AdamW moments equal",
+        "next loss after resume",
+    ):
+        assert lines[name]["passed"] is True, lines[name]
+    # On CPU the GPU-only thresholds say so instead of passing silently.
+    assert lines["FD peak memory vs training.memory"]["passed"] is None
+    assert "PASS" in done.stdout and "all checks passed" in done.stdout

@@ -9,7 +9,7 @@ import socket
 import pytest
 import torch
 
-from tests.training.fake_vllm_server import FakeTransport, FakeVLLMServer, fake_logprob
+from tests.training.fake_vllm_server import FakeEngineFactory, FakeVLLMServer, fake_logprob
 from training.config import Config, ConfigError, ModelConfig, ResourcesConfig
 from training.rollouts import vllm_rollout, vllm_server_rollout
 from training.vllm_server import ServerClient, ServerPolicy, ServerSync, VLLMServerUnreachable
@@ -41,10 +41,9 @@ def test_rollouts_store_the_servers_logprobs_and_temperature(
             checker=fake_checker,
             tools_factory=tools_factory,
             model_config=_server_config(server.url, str(tiny_model_dir), rollout_backend="vllm"),
-            seed=3,
-            transport=FakeTransport(),
+            engine_factory=FakeEngineFactory(),
         )
-        trajectories = rollout([problem], 2, 0.7)
+        trajectories = rollout([problem], 2, 0.7, seed=3)
     assert len(trajectories) == 2
     requests = server.calls("/v1/completions")
     assert len(requests) == 2  # one per sample: the agent batches them, one request each
@@ -59,51 +58,92 @@ def test_rollouts_store_the_servers_logprobs_and_temperature(
     assert requests[0]["seed"] != requests[1]["seed"]  # identical prompts, different samples
 
 
-def test_weights_are_pushed_after_each_update_with_the_new_version():
+def test_weights_are_pushed_after_each_update_through_vllms_protocol():
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 3)
-    transport = FakeTransport()
+    factory = FakeEngineFactory()
     with FakeVLLMServer(lambda prompt: [1]) as server:
-        sync = ServerSync(ServerClient(server.url), model, torch.bfloat16, transport)
+        sync = ServerSync(ServerClient(server.url), model, torch.bfloat16, factory)
         sync.before_rollout()  # first rollout: push what we hold
         sync.before_rollout()  # no optimizer step since: nothing to push
         with torch.no_grad():
             model.weight.add_(1.0)
         sync.mark_stale()  # what optimizer_step does
         sync.before_rollout()
-        assert server.weight_version == "step-1"
+        assert server.weight_version == "step-1" and not server.updating
         paths = [p for p, _ in server.requests]
     assert sync.pushed_versions == ["step-0", "step-1"]
-    assert [b["weight_version"] for b in server.calls("/finish_weight_update")] == [
-        "step-0",
-        "step-1",
+    assert server.calls("/finish_weight_update") == [
+        {"weight_version": "step-0"},
+        {"weight_version": "step-1"},
     ]
     one_push = ["/pause", "/start_weight_update", "/update_weights", "/finish_weight_update",
                 "/resume"]  # fmt: skip
     assert paths == ["/get_world_size", "/init_weight_transfer_engine", *one_push, *one_push]
-    assert transport.connects == 1 and transport.init == {
-        "master_address": "127.0.0.1",
-        "master_port": 1,
-        "rank_offset": 1,
-        "world_size": 2,
-    }
-    info = server.calls("/update_weights")[-1]["update_info"]
+    assert server.calls("/start_weight_update") == [None, None]  # the route takes no body
+    [engine] = factory.engines  # made once, kept
+    info = server.calls("/update_weights")[-1]
     assert info == {
-        "names": ["weight", "bias"],
-        "dtype_names": ["bfloat16", "bfloat16"],
-        "shapes": [[3, 4], [3]],
-        "packed": True,
+        "update_info": {
+            "names": ["weight", "bias"],
+            "dtype_names": ["bfloat16", "bfloat16"],
+            "shapes": [[3, 4], [3]],
+        }
     }
-    assert len(transport.pushes) == 2
-    torch.testing.assert_close(transport.pushes[1]["weight"], model.weight.detach().bfloat16())
-    assert not torch.equal(transport.pushes[0]["weight"], transport.pushes[1]["weight"])
+    assert len(engine.pushes) == 2
+    torch.testing.assert_close(engine.pushes[1]["weight"], model.weight.detach().bfloat16())
+    assert not torch.equal(engine.pushes[0]["weight"], engine.pushes[1]["weight"])
+
+
+def test_the_fake_server_refuses_what_vllm_refuses():
+    """The double's rules (fake_vllm_server.py, each cited from vLLM 0.30.0): the update
+    info of the old design (with "packed") and updates outside start/finish fail."""
+    from training.vllm_server import VLLMServerError
+
+    with FakeVLLMServer(lambda prompt: [1]) as server:
+        client = ServerClient(server.url)
+        names = {"names": ["w"], "dtype_names": ["bfloat16"], "shapes": [[1]]}
+        with pytest.raises(VLLMServerError, match="500.*not initialized"):
+            client.post("/start_weight_update")
+            client.post("/update_weights", {"update_info": names})
+        client.post("/finish_weight_update")
+        client.post(
+            "/init_weight_transfer_engine",
+            {"init_info": {"master_address": "h", "master_port": 1, "rank_offset": 1,
+                           "world_size": 2}},
+        )  # fmt: skip
+        with pytest.raises(VLLMServerError, match="500.*before update_weights"):
+            client.post("/update_weights", {"update_info": names})
+        client.post("/start_weight_update")
+        with pytest.raises(VLLMServerError, match="500.*Invalid update_info"):
+            client.post("/update_weights", {"update_info": {**names, "packed": True}})
+        with pytest.raises(VLLMServerError, match="500.*already active"):
+            client.post("/start_weight_update")
+        client.post("/update_weights", {"update_info": names})
+        client.post("/finish_weight_update", {"weight_version": "v"})
+        with pytest.raises(VLLMServerError, match="500.*without a matching"):
+            client.post("/finish_weight_update")
+
+
+def test_a_sharded_source_declares_what_it_sends():
+    from training.vllm_server import ComputeDtypeSource
+
+    model = torch.nn.Linear(2, 3)
+    source = ComputeDtypeSource(model, torch.bfloat16)
+    meta = source.metadata()
+    sent = list(source)
+    assert [(m.name, m.dtype, m.shape) for m in meta] == [
+        (name, t.dtype, tuple(t.shape)) for name, t in sent
+    ]
+    assert list(source) and len(list(source)) == 2  # a fresh pass every time
 
 
 def test_sync_every_n_steps_pushes_less_often():
     with FakeVLLMServer(lambda prompt: [1]) as server:
         sync = ServerSync(
-            ServerClient(server.url), torch.nn.Linear(2, 2), torch.float32, FakeTransport(), every=2
-        )
+            ServerClient(server.url), torch.nn.Linear(2, 2), torch.float32, FakeEngineFactory(),
+            every=2,
+        )  # fmt: skip
         sync.before_rollout()
         for _ in range(3):
             sync.mark_stale()

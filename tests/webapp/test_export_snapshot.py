@@ -79,3 +79,31 @@ def test_the_command_writes_the_file(cast: Cast, tmp_path: Path, capsys) -> None
     call_command("export_training_snapshot", str(out))
     assert out.exists() and not out.with_suffix(".jsonl.partial").exists()
     assert "1 problems, 1 attempts, 0 trajectories, 2 feedback" in capsys.readouterr().out
+
+
+def test_prover_runs_a_student_asked_for_are_exported_only_with_consent(
+    cast: Cast, tmp_path: Path
+) -> None:
+    """A student's prover run is their activity: without their class's consent it neither
+    enters the snapshot nor trains; a teacher's run does."""
+    from webapp.provers.models import ProverRun
+
+    trajectory = {"problem_id": "cast-course/cast_add_zero", "statement": "", "mode": "agent",
+                  "prompt_messages": [], "tools": []}  # fmt: skip
+    student_run = ProverRun.objects.create(
+        exercise=cast.exercise, user=cast.student, status="finished", trajectory=trajectory
+    )
+    teacher_run = ProverRun.objects.create(
+        exercise=cast.exercise, user=cast.teacher, status="finished", trajectory=trajectory
+    )
+
+    def exported() -> list[str]:
+        path = tmp_path / "snap.jsonl"
+        export_training_snapshot(path)
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        return [r["id"] for r in records if r["kind"] == "trajectory"]
+
+    assert exported() == [f"prover-run-{teacher_run.pk}"]  # consent is off by default
+    cast.classroom.use_for_training = True
+    cast.classroom.save()
+    assert exported() == [f"prover-run-{student_run.pk}", f"prover-run-{teacher_run.pk}"]

@@ -20,8 +20,10 @@ proof (0: about the statement / the proof as a whole).
 Students appear only as opaque ids ("student-<pk>"); no names leave the app.
 Consent: attempts (and the feedback on them) are exported only when the student is in a class
 whose teacher turned "use for training" on and that class has the exercise's course
-(`consented_attempts`). Problems carry no personal data and are always exported. A deleted
-student's attempts are gone from the database, so from every later snapshot too.
+(`consented_attempts`); so are the prover runs a student asked for
+(`exportable_prover_runs`; runs a teacher or an admin asked for are always exported).
+Problems carry no personal data and are always exported. A deleted student's attempts and
+runs are gone from the database, so from every later snapshot too.
 Feedback records have `trajectory_id: null` and an `attempt_id`: training groups an attempt's
 approved and edited suggestions into one feedback (training.continual.read_snapshot).
 `valid` is null when Lean could not check (never read as "wrong").
@@ -145,12 +147,8 @@ def feedback_record(curated: CuratedFeedback) -> dict[str, Any]:
 
 
 def trajectory_records() -> Iterator[dict[str, Any]]:
-    from webapp.provers.models import ProverRun
-
-    runs = ProverRun.objects.filter(trajectory__isnull=False).select_related(
-        "exercise__world__course"
-    )
-    for run in runs.iterator():
+    runs = exportable_prover_runs().select_related("exercise__world__course")
+    for run in runs.order_by("pk").iterator():
         yield {
             "kind": "trajectory",
             "id": f"prover-run-{run.pk}",
@@ -158,6 +156,26 @@ def trajectory_records() -> Iterator[dict[str, Any]]:
             "verdict": run.verdict,
             "trajectory": run.trajectory,
         }
+
+
+def exportable_prover_runs() -> QuerySet[Any]:
+    """Prover runs with a trajectory that may train the model: those a teacher or an admin
+    asked for, and those a student asked for when the student is in a class, with the
+    exercise's course, that allows training (the same consent as consented_attempts)."""
+    from django.contrib.auth.models import Group
+
+    from webapp.accounts.roles import STUDENTS
+    from webapp.provers.models import ProverRun
+
+    by_student = Group.objects.filter(name=STUDENTS, user=OuterRef("user"))
+    consent = Classroom.objects.filter(
+        use_for_training=True,
+        students=OuterRef("user"),
+        courses=OuterRef("exercise__world__course"),
+    )
+    return ProverRun.objects.filter(trajectory__isnull=False).filter(
+        ~Exists(by_student) | Exists(consent)
+    )
 
 
 def consented_attempts() -> QuerySet[Attempt]:

@@ -56,7 +56,10 @@ def registry() -> CheckpointRegistry:
 
 def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
     """Write the run's course as training problems (the fields of shared/data/minif2f.jsonl,
-    as training.data reads them); returns (problems, problems with a reference proof)."""
+    as training.data reads them); returns (problems, problems with a reference proof).
+    The held-out problems (continual distillation's split, held_out_split) are left out;
+    the selection ones go to the run's eval file, the gate ones nowhere: no run trains or
+    picks its best checkpoint on the problems the gate judges."""
     from webapp.courses.models import Exercise
 
     if run.course_id is None:
@@ -65,14 +68,16 @@ def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
         "world__order", "order", "pk"
     )
     target.parent.mkdir(parents=True, exist_ok=True)
-    held = held_out_names(run.course_id)
+    selection, gate = held_out_names(run.course_id)
     count = with_proof = 0
     with (
         target.open("w", encoding="utf-8") as handle,
         eval_file(target).open("w", encoding="utf-8") as held_handle,
     ):
         for exercise in exercises:
-            if exercise.name in held:
+            if exercise.name in gate:
+                continue
+            if exercise.name in selection:
                 held_handle.write(json.dumps(problem_fields(exercise), ensure_ascii=False) + "\n")
                 continue
             record = problem_fields(exercise)
@@ -85,24 +90,35 @@ def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
 
 
 def eval_file(problems: Path) -> Path:
-    """The held-out problems next to the training ones (the run's eval split)."""
+    """The held-out problems a run evaluates on, next to the training ones."""
     return problems.with_name("held_out.jsonl")
 
 
-def held_out_names(course_id: int) -> set[str]:
-    """The course's held-out exercises: the same deterministic split continual distillation
-    gates on (training.classroom.held_out_ids), so no run trains on them."""
-    from training.classroom import held_out_ids
+def continual_split_settings() -> Config:
+    """The configured continual-distillation config (LEANCOACH_CONTINUAL_CONFIG, else the
+    defaults): its run.seed and classroom section decide the held-out split everywhere."""
+    from webapp.console.continual import continual_config
+
+    return continual_config(None)
+
+
+def held_out_names(course_id: int) -> tuple[set[str], set[str]]:
+    """The course's held-out exercises as (selection, gate) names: the split continual
+    distillation uses (training.classroom.held_out_split with continual's configured seed
+    and fractions), so no console run trains on a problem any gate judges."""
+    from training.classroom import held_out_split
     from tutor.prover.problem import Problem
     from webapp.attempts.export import problem_id
     from webapp.courses.models import Exercise
 
+    settings_config = continual_split_settings()
     exercises = list(
         Exercise.objects.filter(world__course_id=course_id).select_related("world__course")
     )
     problems = [Problem(id=problem_id(e), statement=e.formal_statement) for e in exercises]
-    held = held_out_ids(problems, EVAL_FRACTION)
-    return {e.name for e in exercises if problem_id(e) in held}
+    split = held_out_split(problems, settings_config.classroom, settings_config.run.seed)
+    name_of = {problem_id(e): e.name for e in exercises}
+    return {name_of[i] for i in split.selection}, {name_of[i] for i in split.gate}
 
 
 def problem_fields(exercise: Any) -> dict[str, Any]:
@@ -137,7 +153,6 @@ def resolve_base_model(run: TrainingRun) -> str:
     return str(serving)
 
 
-EVAL_FRACTION = 0.2  # training.config.ClassroomConfig.eval_fraction's default
 TINY_SFT_MAX_LENGTH = 2048
 TINY_MAX_PROBLEMS = 8
 TINY_HUMAN_TOKEN_SHARE = 0.9
@@ -169,6 +184,12 @@ def build_config(run: TrainingRun, problems: Path) -> Config:
     held_out = eval_file(problems)
     if held_out.is_file() and held_out.stat().st_size:
         data["data"]["eval"] = str(held_out)  # every console run evaluates: best-by-eval exists
+    if run.algorithm == run.Algorithm.CONTINUAL:
+        # The same held-out split as the scheduled rounds: continual's seed and fractions.
+        split = continual_split_settings()
+        data["run"]["seed"] = split.run.seed
+        data["classroom"]["eval_fraction"] = split.classroom.eval_fraction
+        data["classroom"]["gate_fraction"] = split.classroom.gate_fraction
     reinforce = data["training"]["reinforce"]
     # Continual distillation is FD steps (training.continual sets it too).
     algorithm = "FD" if run.algorithm == run.Algorithm.CONTINUAL else run.algorithm

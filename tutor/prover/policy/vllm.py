@@ -10,6 +10,10 @@ prompt_token_ids=...)], sampling_params)`. `logprobs=0` returns the sampled toke
 log-probability only; `processed_logprobs` makes it the log-probability after temperature
 and top-p, the same quantity HFPolicy records (base.py). The prompt is rendered with our
 own copy of the model's tokenizer so both backends produce identical prompt ids.
+Checked against vLLM 0.30.0 (the pinned `gpu` extra): vllm/entrypoints/llm.py:179-225
+(LLM), 418-427 (generate); vllm/sampling_params.py:229-313 (the fields above; flat_logprobs
+off by default, 302, so `output.logprobs` is a list of {token id: Logprob}:
+vllm/logprobs.py:13-19, 164); vllm/inputs/llm.py:112-116 (TokensPrompt).
 
 Promotion: `reload_if_changed()` (called by the agent between rollouts) compares the
 serving slot's target with the loaded one and, if it changed, shuts the engine down and
@@ -33,7 +37,7 @@ log = logging.getLogger(__name__)
 
 INSTALL_HINT = (
     "vLLM is not installed: on a CUDA host run `.venv/bin/pip install -e '.[gpu]'` "
-    "(vllm==0.33.0), or use the transformers backend (LEANCOACH_PROVER_BACKEND=hf)"
+    "(vllm==0.30.0), or use the transformers backend (LEANCOACH_PROVER_BACKEND=hf)"
 )
 
 
