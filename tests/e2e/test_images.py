@@ -138,7 +138,10 @@ def test_the_entrypoint_refuses_a_password_given_twice_or_missing(tmp_path: Path
     (tmp_path / "db").write_text("secret")
     with pytest.raises(entrypoint.SecretError, match="already holds a password"):
         entrypoint.secret_environment(
-            {"DATABASE_URL": "postgres://u:old@db/x", "DATABASE_PASSWORD_FILE": str(tmp_path / "db")}
+            {
+                "DATABASE_URL": "postgres://u:old@db/x",
+                "DATABASE_PASSWORD_FILE": str(tmp_path / "db"),
+            }
         )
     with pytest.raises(entrypoint.SecretError, match="REDIS_PASSWORD_FILE=/nowhere"):
         entrypoint.secret_environment(
@@ -153,7 +156,9 @@ def test_the_healthcheck_reads_the_command_behind_an_init() -> None:
         "--workers $(nproc)"
     )
     words = healthcheck.command_words(
-        b"/sbin/docker-init\0--\0python\0/app/docker/entrypoint.py\0sh\0-c\0" + line.encode() + b"\0"
+        b"/sbin/docker-init\0--\0python\0/app/docker/entrypoint.py\0sh\0-c\0"
+        + line.encode()
+        + b"\0"
     )
     assert healthcheck.role_of(words) == "web"
     assert healthcheck.option(words, ["--port"], "?") == "8000"
