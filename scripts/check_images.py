@@ -124,7 +124,7 @@ print("SANDBOX " + json.dumps(result))
 """
 # Every process of the container and its uid; each volume takes a write.
 WHO_AND_WRITES = r"""
-import json, os, sys
+import json, os, pwd, sys
 uids = {}
 for pid in os.listdir("/proc"):
     if pid.isdigit():
@@ -145,7 +145,7 @@ for folder in sys.argv[1:]:
         writes[folder] = "ok"
     except OSError as exc:
         writes[folder] = str(exc)
-print("WHO " + json.dumps({"uids": uids, "writes": writes}))
+print("WHO " + json.dumps({"uids": uids, "writes": writes, "user": pwd.getpwnam("leancoach").pw_uid}))
 """
 BEAT_ENTRY = r"""
 import shelve, sys
@@ -389,6 +389,22 @@ class Stack:
         return subprocess.run([self.tool, "podman", *args], capture_output=True, text=True,
                               check=check, timeout=timeout)  # fmt: skip
 
+    def prepare_volumes(self, services: list[str]) -> None:
+        """Make every named volume as Docker would on first use: podman gives a new volume
+        to the user of the first container that mounts it, where Docker copies the owner of
+        the image's folder (root when the image lacks it). A root container mounting each
+        first leaves what Docker leaves: the image folder's owner, else root."""
+        mounts: dict[str, str] = {}
+        for name in services:
+            for volume in self.compose["services"][name].get("volumes", []):
+                source, _, target = str(volume).partition(":")
+                mounts.setdefault(source, target.split(":")[0])
+        if not mounts:
+            return
+        volumes = [f"--volume={self.volume(s)}:{t}" for s, t in mounts.items()]
+        subprocess.run([self.tool, "run", "--rm", "--user=0:0", "--entrypoint=true", *volumes, self.image],
+                       check=True, capture_output=True, timeout=300)  # fmt: skip
+
     def volume(self, name: str) -> str:
         real = f"lc-{self.suffix}-{name}"
         if real not in self.volumes:
@@ -411,6 +427,8 @@ class Stack:
         args = [f"--name={self.names[name]}", "--detach"]
         if service.get("init"):
             args.append("--init")
+        if service.get("restart") not in (None, "no"):
+            args.append(f"--restart={service['restart']}")
         if service.get("user"):
             args.append(f"--user={service['user']}")
         args += [f"--cap-drop={c}" for c in service.get("cap_drop", [])]
@@ -486,6 +504,10 @@ class Stack:
             return ""
         return str(log[-1].get("Output", "")).strip()[:200] if log else ""
 
+    def restarts(self, name: str) -> int:
+        done = self.podman("inspect", "--format", "{{.RestartCount}}", self.names[name])
+        return int(done.stdout.strip() or 0)
+
     def state(self, name: str) -> str:
         return self.podman(
             "inspect", "--format", "{{.State.Status}}", self.names[name]
@@ -550,8 +572,8 @@ def start_in_order(
 
 
 @contextmanager
-def private_redis(password: str) -> Iterator[int]:
-    """redis-server on a free loopback port with requirepass, as compose's redis service."""
+def private_redis(password: str | None) -> Iterator[int]:
+    """redis-server on a free loopback port, with requirepass when compose's redis has one."""
     server = shutil.which("redis-server")
     if server is None:
         raise CheckFailed("redis-server is not installed (apt-get install redis-server)")
@@ -562,7 +584,7 @@ def private_redis(password: str) -> Iterator[int]:
                                 "--save", "", "--appendonly", "yes"], stdin=subprocess.PIPE,
                                stdout=subprocess.DEVNULL)  # fmt: skip
     assert process.stdin is not None
-    process.stdin.write(f"requirepass {password}\n".encode())
+    process.stdin.write(f"requirepass {password}\n".encode() if password else b"")
     process.stdin.close()
     try:
         deadline = time.monotonic() + 10
@@ -692,6 +714,18 @@ def submit_and_wait(
     raise CheckFailed(f"no verdict on the attempt page within {timeout_s:.0f} s: {fragment[:300]}")
 
 
+def scrape(port: int, token: str) -> tuple[int, str]:
+    headers = {"Host": f"web:{port}", "Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as exc:  # a redirect to https is followed and fails: not 200
+        return exc.code, exc.read().decode()
+    except OSError as exc:
+        return 0, str(exc)
+
+
 # -- the checks ------------------------------------------------------------------------------------
 
 
@@ -792,7 +826,9 @@ def main() -> int:
             failures.append(f"{label}: {detail}")
 
     try:
-        with private_redis(secret["redis_password"]) as redis_port, \
+        redis_command = " ".join(_words(compose["services"].get("redis", {}).get("command")))
+        redis_password = secret["redis_password"] if "--requirepass" in redis_command else None
+        with private_redis(redis_password) as redis_port, \
                 postgres_role(pg, secret["db_password"], f"lc_check_{suffix}") as database_url:  # fmt: skip
             redis_url = urllib.parse.urlsplit(
                 compose["services"]["web"]["environment"]["REDIS_URL"]
@@ -834,6 +870,7 @@ def main() -> int:
 def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failures: list[str],
               check: Callable[[str, bool, str], None]) -> None:  # fmt: skip
     say = lambda line: print(line, flush=True)  # noqa: E731
+    stack.prepare_volumes(services)
     start_in_order(stack, services, args.timeout, say)
     # Every long-running service's healthcheck, and who runs what, and the volumes.
     for name in services:
@@ -852,19 +889,31 @@ def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failu
             check(f"{name} processes and volumes", False, (done.stdout + done.stderr)[-400:])
             continue
         seen = json.loads(found[1])
-        others = {proc: uid for proc, uid in seen["uids"].items() if uid != 10001}
+        # leancoach's uid is 10001 in the images (image_checks); an older image's may differ.
+        others = {proc: uid for proc, uid in seen["uids"].items() if uid != seen["user"]}
         check(
             f"{name} runs as {USER}",
             not others,
             f"{len(seen['uids'])} processes" + (f", others: {others}" if others else ""),
         )
         bad = {folder: why for folder, why in seen["writes"].items() if why != "ok"}
-        if targets:
+        if targets:  # as leancoach (podman exec runs as the container's user)
             check(
                 f"{name} volumes writable",
                 not bad,
                 ", ".join(targets) + (f": {bad}" if bad else ""),
             )
+    # Prometheus' scrape as prometheus.yml makes it: plain http to web:8000 inside the stack,
+    # the bearer token from the metrics_token secret, no X-Forwarded-Proto.
+    if "web" in services:
+        token = (stack.secrets_dir / "metrics_token").read_text().strip()
+        status, body = scrape(stack.web_port, token)
+        refused, _ = scrape(stack.web_port, "not-the-token")
+        check(
+            "Prometheus scrape of web:8000/metrics",
+            status == 200 and "leancoach_" in body and refused == 403,
+            f"{status} with the token ({body.count(chr(10))} lines), {refused} without",
+        )
     # The Lean sandbox, with the seccomp filter, in each Lean worker.
     for name in (s for s in services if s in LEAN_SERVICES):
         done = stack.exec(name, "python", "-c", SANDBOX_PROBE)
@@ -901,6 +950,17 @@ def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failu
             else verdict.startswith(("done", "unavailable"))
         )
         check("web -> worker -> web", ok, f"{verdict} ({took:.1f} s after the submit)")
+    # The restart policy: the sweeper's worker process killed, its container comes back.
+    if "worker-sweep" in services:
+        before = stack.restarts("worker-sweep")
+        # Under compose's init the command is PID 2 (the init, PID 1, exits with it).
+        stack.exec("worker-sweep", "sh", "-c", "kill -KILL 2")
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline and stack.restarts("worker-sweep") <= before:
+            time.sleep(2)
+        came_back = stack.restarts("worker-sweep") > before
+        detail = stack.healthy("worker-sweep", args.timeout) if came_back else "not restarted"
+        check("worker-sweep restarted after its process died", came_back, detail)
     # Beat's schedule outlives its container (compose recreates it on every changed `up`).
     if "beat" in services:
         volumes = stack.compose["services"]["beat"].get("volumes") or []

@@ -225,5 +225,7 @@ def test_the_image_runs_as_compose_says_and_serves_a_check() -> None:
         "ok   web healthcheck",
         "ok   web -> worker -> web: done",
         "ok   beat schedule kept across a recreate",
+        "ok   Prometheus scrape of web:8000/metrics",
+        "ok   worker-sweep restarted after its process died",
     ):
         assert proved in done.stdout, proved
