@@ -953,8 +953,10 @@ def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failu
     # The restart policy: the sweeper's worker process killed, its container comes back.
     if "worker-sweep" in services:
         before = stack.restarts("worker-sweep")
-        # Under compose's init the command is PID 2 (the init, PID 1, exits with it).
-        stack.exec("worker-sweep", "sh", "-c", "kill -KILL 2")
+        # Under compose's init the command is PID 1's only child (the init exits with it);
+        # `podman exec`'s own processes have no parent in the container.
+        kill = 'for s in /proc/[0-9]*/stat; do set -- $(cat "$s"); [ "$4" = 1 ] && kill -KILL "$1"; done'
+        stack.exec("worker-sweep", "sh", "-c", kill)
         deadline = time.monotonic() + args.timeout
         while time.monotonic() < deadline and stack.restarts("worker-sweep") <= before:
             time.sleep(2)
