@@ -59,10 +59,12 @@ plain = c.get('/accounts/login/')
 # /healthz renders no template (the manifest static storage needs collectstatic first).
 proxied = c.get('/healthz', headers={'X-Forwarded-Proto': 'https'})
 health = c.get('/healthz')
+metrics = c.get('/metrics')
 print(json.dumps({
     'plain': [plain.status_code, plain.get('Location', '')],
     'proxied': [proxied.status_code, proxied.get('Strict-Transport-Security', '')],
     'health': [health.status_code, health.get('Strict-Transport-Security', '')],
+    'metrics': metrics.status_code,
     'cookies': [settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECURE],
 }))
 """
@@ -78,6 +80,9 @@ def test_http_is_redirected_and_https_gets_hsts_and_secure_cookies() -> None:
     assert seen["cookies"] == [True, True]
     # Plain http still answers /healthz (the proxy's and orchestrator's own checks), no HSTS.
     assert seen["health"][0] in (200, 503) and seen["health"][1] == ""
+    # ...and /metrics, which Prometheus scrapes at web:8000 inside the stack: refused without
+    # the token, not redirected to an https that uvicorn does not serve.
+    assert seen["metrics"] in (401, 403)
 
 
 def test_without_the_proxy_the_forwarded_header_is_not_trusted() -> None:
@@ -149,7 +154,7 @@ def test_only_the_proxy_is_published_and_web_is_behind_it() -> None:
         if not str(port).startswith("127.0.0.1:")  # monitoring: loopback of the host only
     }
     assert published == {"proxy"}
-    assert "edge" in services["web"]["networks"] and services["proxy"]["networks"] == ["edge"]
+    assert "edge" in services["web"]["networks"] and set(services["proxy"]["networks"]) == {"edge"}
     assert not {"db", "redis"} & {n for n, s in services.items() if "edge" in s.get("networks", [])}
     caddyfile = (ROOT / "docker" / "Caddyfile").read_text()
     assert "reverse_proxy web:8000" in caddyfile
@@ -185,4 +190,14 @@ def test_the_web_service_runs_one_process_per_core_unless_told() -> None:
         assert options["workers"] == workers
         assert options["ws_per_message_deflate"] is False
         assert options["ws"] == "websockets-sansio"  # the old `websockets` one is deprecated
-        assert options["proxy_headers"] is True and options["forwarded_allow_ips"] == "*"
+        # X-Forwarded-For is taken from Caddy alone: its fixed address on `edge`, from the
+        # same variable and default (issue 26: '*' let any peer on a network name a client).
+        address = _proxy_address()
+        assert options["proxy_headers"] is True and options["forwarded_allow_ips"] == address
+        assert address == "172.30.53.2"
+
+
+def _proxy_address() -> str:
+    raw = _compose()["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
+    assert raw == "${LEANCOACH_PROXY_IP:-172.30.53.2}"
+    return raw.split(":-", 1)[1].rstrip("}")

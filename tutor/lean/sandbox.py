@@ -8,8 +8,12 @@ are set on the bubblewrap process between fork and exec and inherited by everyth
 under it; a per-process cgroup (cgroups.py) and a seccomp filter (seccomp.py, passed to
 bwrap as `--seccomp FD` by seccomp_argv) are added where configured and available.
 
-bubblewrap needs user namespaces; some containers forbid them. `probe()` runs bwrap once
-with exactly the flags used for Lean, so "sandboxed" is reported only when it really works.
+bubblewrap needs unprivileged user namespaces and must mount a fresh /proc in its pid
+namespace. A container can deny either: Docker's default seccomp and AppArmor profiles stop
+the namespaces and mounts, and its masked /proc paths make the kernel refuse the new proc
+mount ("Can't mount proc on /newroot/proc"); docker/compose.yaml says what its Lean workers
+get instead. `probe()` runs bwrap once with exactly the flags used for Lean, so "sandboxed"
+is reported only when it really works.
 """
 
 from __future__ import annotations
@@ -246,7 +250,9 @@ def probe(bwrap: str | None) -> SandboxProbe:
         return SandboxProbe(
             False,
             f"bubblewrap is installed but cannot create its sandbox here ({detail}); "
-            "it needs unprivileged user namespaces (a container may forbid them)",
+            "it needs unprivileged user namespaces and a fresh /proc, which a container denies "
+            "unless it is given them (Docker: security_opt seccomp, apparmor and systempaths "
+            "unconfined; podman: also unmask=ALL; docker/compose.yaml)",
             bwrap,
         )
     return SandboxProbe(True, "Lean runs under bubblewrap", bwrap)

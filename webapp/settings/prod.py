@@ -35,11 +35,12 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 # Trusted only because the proxy is the sole way in (see the docstring). Health checks of
-# the proxy or the orchestrator reach /healthz over plain http inside the network.
+# the proxy or the orchestrator reach /healthz, and Prometheus /metrics (bearer token), over
+# plain http inside the network (docker/compose.yaml: web:8000), so neither is redirected.
 BEHIND_PROXY = env_bool("LEANCOACH_BEHIND_PROXY", True)
 if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
 
 SILENCED_SYSTEM_CHECKS = [
     "security.W021",  # HSTS preload is the operator's choice (SECURE_HSTS_PRELOAD=1)
