@@ -89,6 +89,22 @@ def test_the_static_checks_catch_what_a_fresh_host_would_hit() -> None:
         assert any(p.startswith(expected) for p in problems), (expected, problems)
 
 
+def test_beat_sends_the_sweeper_to_the_queue_only_worker_sweep_consumes() -> None:
+    """The sweeper must never wait behind checks or runs: beat routes it by
+    LEANCOACH_SWEEP_QUEUE (webapp/settings/resilience.py), and only worker-sweep takes it."""
+    services = _compose()["services"]
+    queue = services["beat"]["environment"]["LEANCOACH_SWEEP_QUEUE"]
+    takers = [
+        name
+        for name, service in services.items()
+        if "worker" in service.get("command", [])
+        and queue in service["command"][service["command"].index("-Q") + 1].split(",")
+    ]
+    assert takers == ["worker-sweep"]
+    sweeper_command = services["worker-sweep"]["command"]
+    assert sweeper_command[sweeper_command.index("-Q") + 1] == queue
+
+
 def test_the_image_trusts_no_proxy_headers_unless_told() -> None:
     """The image's own CMD (a container run without compose's web command, facing users
     directly) takes the client address from the connection, never from X-Forwarded-For."""

@@ -106,6 +106,6 @@ def test_the_double_refuses_an_unknown_environment_as_recorded() -> None:
 def test_the_double_gives_a_theorem_the_recorded_infotree_root_kinds() -> None:
     requests, replies = _recorded("infotree_theorem")
     [reply] = _through_the_double(requests)
-    kinds = [root["node"]["stx"]["kind"] for root in reply["infotree"]]  # type: ignore[index]
-    recorded = [root["node"]["stx"]["kind"] for root in replies[0]["infotree"]]  # type: ignore[index]
+    kinds = [root["node"]["stx"]["kind"] for root in reply["infotree"]]  # type: ignore[attr-defined]
+    recorded = [root["node"]["stx"]["kind"] for root in replies[0]["infotree"]]  # type: ignore[attr-defined]
     assert kinds == recorded == ["Lean.Parser.Command.declaration", "Lean.Parser.Command.eoi"]

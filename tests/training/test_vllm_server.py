@@ -48,6 +48,7 @@ def test_rollouts_store_the_servers_logprobs_and_temperature(
     requests = server.calls("/v1/completions")
     assert len(requests) == 2  # one per sample: the agent batches them, one request each
     for body, trajectory in zip(requests, trajectories, strict=True):
+        assert body is not None
         assert body["prompt"] == trajectory.token_ids[: trajectory.prompt_length]
         assert body["temperature"] == 0.7 and body["logprobs"] == 0
         assert body["return_tokens_as_token_ids"] is True and body["model"] == "tiny"
@@ -55,7 +56,9 @@ def test_rollouts_store_the_servers_logprobs_and_temperature(
         assert sampled == [fake_logprob(i) for i in range(len(sampled))]  # stored per token
         assert trajectory.sampling["temperature"] == 0.7  # and per trajectory
         assert trajectory.final_proof is not None and "simp" in trajectory.final_proof
-    assert requests[0]["seed"] != requests[1]["seed"]  # identical prompts, different samples
+    first, second = requests
+    assert first is not None and second is not None
+    assert first["seed"] != second["seed"]  # identical prompts, different samples
 
 
 def test_weights_are_pushed_after_each_update_through_vllms_protocol():

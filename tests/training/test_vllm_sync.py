@@ -150,7 +150,7 @@ def test_rollouts_go_through_the_engine_protocol(
     trajectories = rollout([problem], 2, 1.0, seed=5)
     assert len(trajectories) == 2 and llm.sleeping
     assert len(llm.model.weights) == len(model.state_dict())
-    rollout.sync.mark_stale()  # what optimizer_step does
+    rollout.sync.mark_stale()  # type: ignore[attr-defined]  # what optimizer_step does
     rollout([problem], 1, 1.0, seed=6)
     loads = [e for e in llm.events if e.startswith("load")]
     assert loads == ["load:" + str(len(llm.model.weights))] * 2

@@ -5,6 +5,7 @@ reversibly (review page -> coach switches)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -46,7 +47,7 @@ def _attempt_with_advice(cast: Cast, text: str = "Check the name h.") -> Suggest
     return Suggestion.objects.create(attempt=attempt, line=1, text=text, source="compiler")
 
 
-def _advice(cast: Cast, student: User | None = None) -> list[tuple[int, str, str]]:
+def _advice(cast: Cast, student: User | None = None) -> list[tuple[int, str, str, dict[str, Any]]]:
     """The coach's advice to `student` (Sam by default, in Tess's class) on the mistake."""
     exercise = cast.exercise
     result = CheckResult(

@@ -169,5 +169,5 @@ def test_a_nul_character_from_the_model_is_stored_not_a_failure(cast: Cast) -> N
     run.refresh_from_db()
     assert run.status == "finished"
     assert run.events[0]["text"] == "exact\ufffd rfl"
-    assert run.trajectory["turns"][0]["text"] == "a\ufffdb"
-    assert run.result["final_proof"] == "rfl\ufffd"
+    assert run.trajectory is not None and run.trajectory["turns"][0]["text"] == "a\ufffdb"
+    assert run.result is not None and run.result["final_proof"] == "rfl\ufffd"

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from channels.testing.websocket import WebsocketCommunicator
 from django.core.cache import cache
 
-from tests.webapp.cast import make_cast
+from tests.webapp.cast import Cast, make_cast
 from tests.webapp.test_console_consumers import session_headers
 from webapp.asgi import application
 from webapp.attempts.models import Attempt
@@ -19,7 +19,7 @@ from webapp.core.sockets import CLOSE_TOO_MANY
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _world() -> tuple[object, Attempt, Attempt]:
+def _world() -> tuple[Cast, Attempt, Attempt]:
     cast = make_cast()
     mine = Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="  rfl")
     theirs = Attempt.objects.create(

@@ -31,6 +31,7 @@ import os
 import secrets
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile

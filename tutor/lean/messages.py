@@ -297,6 +297,23 @@ def mismatch_parts(message: str) -> Mismatch | None:
     return Mismatch(term, _block(match.group("has")), want, app_text)
 
 
+_NAMED = re.compile(
+    r"^(?:unknown (?:identifier|constant|declaration|namespace|tactic)|"
+    r"alternative|invalid field|tactic)\s*['`‘]([^'`’]+)['`’]",
+    re.IGNORECASE,
+)
+
+
+def named_subject(message: str) -> str | None:
+    """The name a message is about (`unknown identifier 'x'` -> x; ``Tactic `rfl` failed`` -> rfl)."""
+    first = strip_prefix(message).split("\n", 1)[0].strip()
+    match = _NAMED.match(first)
+    if match:
+        return match.group(1)
+    match = re.match(r"^[`']([^`']+)[`'] (?:failed|could not|made no progress)", first)
+    return match.group(1) if match else None
+
+
 # ---------------------------------------------------------------------------- goals
 
 

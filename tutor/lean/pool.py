@@ -260,6 +260,11 @@ class ReplPool:
         with self._cond:
             return self._live
 
+    def idle_pids(self) -> list[int]:
+        """The process ids of the idle REPLs (tests and bench/bench_verify.py watch them)."""
+        with self._cond:
+            return [p.pid for p in self._idle]
+
     def idle_processes(self) -> list[ReplProcess]:
         """A snapshot, for inspection (tests, metrics); do not send requests to these."""
         with self._cond:

@@ -160,18 +160,19 @@ def trajectory_records() -> Iterator[dict[str, Any]]:
 
 def exportable_prover_runs() -> QuerySet[Any]:
     """Prover runs with a trajectory that may train the model: those a teacher or an admin
-    asked for, and those a student asked for when the student is in a class, with the
-    exercise's course, that allows training (the same consent as consented_attempts)."""
+    asked for, and those a student asked for in a class, with the exercise's course, that
+    allows training and held her when she asked (the same consent as consented_attempts)."""
     from django.contrib.auth.models import Group
 
     from webapp.accounts.roles import STUDENTS
     from webapp.provers.models import ProverRun
 
     by_student = Group.objects.filter(name=STUDENTS, user=OuterRef("user"))
-    consent = Classroom.objects.filter(
-        use_for_training=True,
-        students=OuterRef("user"),
-        courses=OuterRef("exercise__world__course"),
+    consent = Membership.objects.filter(
+        classroom__use_for_training=True,
+        classroom__courses=OuterRef("exercise__world__course"),
+        student=OuterRef("user"),
+        joined_at__lte=OuterRef("created_at"),
     )
     return ProverRun.objects.filter(trajectory__isnull=False).filter(
         ~Exists(by_student) | Exists(consent)

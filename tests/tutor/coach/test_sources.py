@@ -111,14 +111,15 @@ def test_every_source_shares_one_advise_that_records_its_latency() -> None:
     from tutor.coach.types import BaseCoach
 
     sources = [type(make_coach(s)) for s in ("compiler", "fixed", "ground_truth")]
-    for cls in [*sources, LLMCoach, SelfCoach, TaughtCoach]:
+    classes: list[type] = [*sources, LLMCoach, SelfCoach, TaughtCoach]
+    for cls in classes:
         assert issubclass(cls, BaseCoach), cls
         assert "advise" not in vars(cls), f"{cls.__name__} writes its own advise preamble"
 
     class Slow(BaseCoach):
         source = "slow"
 
-        def answer(self, request):  # type: ignore[no-untyped-def]
+        def answer(self, request):
             import time
 
             time.sleep(0.02)

@@ -91,8 +91,8 @@ def test_the_product_defaults_leave_room_for_a_mathlib_import(
     make_checker: Callable[..., LeanChecker],
 ) -> None:
     need = lean_rules.MATHLIB_ADDRESS_SPACE_MB
-    assert LeanConfig().memory_mb is not None and LeanConfig().memory_mb >= need
-    assert VerifyConfig().memory_mb is not None and VerifyConfig().memory_mb >= need
+    for memory_mb in (LeanConfig().memory_mb, VerifyConfig().memory_mb):
+        assert memory_mb is not None and memory_mb >= need
     app = checker_from_environment()
     try:
         assert app.config.memory_mb is not None and app.config.memory_mb >= need
