@@ -27,11 +27,13 @@ _PLUMBING = {
 }  # fmt: skip
 
 # Lean's own words: what follows them is syntax or a binder, not a call.
-_KEYWORDS = set(
-    """def abbrev structure partial unsafe where do let mut if then else match with fun return
-    for in unless continue break try catch finally open namespace end import deriving instance
-    private protected theorem by have show from at true false Type Prop Sort matches""".split()
-)
+_KEYWORDS = {
+    "def", "abbrev", "structure", "partial", "unsafe", "where", "do", "let", "mut", "if",
+    "then", "else", "match", "with", "fun", "return", "for", "in", "unless", "continue",
+    "break", "try", "catch", "finally", "open", "namespace", "end", "import", "deriving",
+    "instance", "private", "protected", "theorem", "by", "have", "show", "from", "at",
+    "true", "false", "Type", "Prop", "Sort", "matches",
+}  # fmt: skip
 _IDENT = r"[A-Za-z_\u03b1-\u03c9][\w?!'\u2080-\u2089]*"
 
 
