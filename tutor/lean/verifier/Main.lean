@@ -768,7 +768,8 @@ def serve (imports : Array Name) : IO UInt32 := do
   initSearchPath (← findSysroot)
   -- `level` keeps its default, `.private`: every imported constant with its value, as a
   -- file without `module` sees them (lean4 `src/Lean/Environment.lean`, `importModules`).
-  -- Extensions are not loaded (`loadExts := false`): the kernel reads none of them.
+  -- Extensions are not initialized (`loadExts := false`): type checking reads none of them
+  -- (native reduction would read the compiled code's, and is refused before the kernel).
   let env ← importModules (imports.map fun m => ({ module := m } : Import)) {} 0
   let cache ← IO.mkRef ({} : Std.HashMap Name (Array String))
   let srv : Server := { imports, base := env.toKernelEnv, importedAxioms := cache }
