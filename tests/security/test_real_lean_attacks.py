@@ -96,7 +96,13 @@ def test_real_hidden_declarations_are_not_proved(real_checker: LeanChecker, code
 
 
 def test_real_failed_import_is_unavailable_not_wrong() -> None:
-    checker = LeanChecker(REAL_REPL.command, cwd=REAL_REPL.cwd, max_processes=1, timeout_s=120)
+    checker = LeanChecker(
+        REAL_REPL.command,
+        cwd=REAL_REPL.cwd,
+        sandbox_paths=REAL_REPL.sandbox_paths,  # the toolchain's library, inside bubblewrap
+        max_processes=1,
+        timeout_s=120,
+    )
     try:
         with pytest.raises(LeanUnavailable, match="NoSuchLibraryLeanCoach"):
             checker.check("import NoSuchLibraryLeanCoach\ntheorem t : True := trivial\n")
