@@ -26,8 +26,13 @@ The rules of the real verifier that it enforces (each also a rule of real Lean):
   never counted as the file's own roots (so a file with a recursive definition is fine);
 - the posed theorem is looked up by its name's components, must be a theorem, and its type
   must be the reference's ("rejected", step "statement", when not);
+- a constant whose text mentions `Lean.reduceBool`, `Lean.reduceNat`, `Lean.ofReduceBool`
+  or `Lean.ofReduceNat` is not sent to the kernel, which would run compiled code for it:
+  "could_not_check" (step "replay"): lean_rules.NATIVE_REDUCTIONS;
 - axioms are recomputed from the declarations' text, never taken from the pickle: sorryAx
-  for `sorry`, Lean.ofReduceBool for `native_decide`, the classical three for
+  for `sorry`, `NAME._native.native_decide.ax_1_K` for `native_decide`
+  (lean_rules.native_decide_axiom; the pickle also carries it as an axiom), the classical
+  three for
   `classical`/`by_contra`/`Classical`, a user `axiom` it mentions, and those of the file's
   own declarations it uses.
 
@@ -154,6 +159,16 @@ def _judge(request: dict[str, Any], imports: list[str]) -> dict[str, Any] | None
             return _answer(rid, "could_not_check", "replay", f"{decl['name']} is a {decl['kind']}")
     skipped = {name for name, d in decls.items() if d.get("unsafe") or d.get("partial")}
     for decl in decls.values():
+        native = next((n for n in lean_rules.NATIVE_REDUCTIONS if _mentions(_value(decl), n)), None)
+        if decl["name"] not in skipped and native is not None:
+            return _answer(
+                rid,
+                "could_not_check",
+                "replay",
+                f"{decl['name']} uses {native}: the kernel would run compiled code to check it, "
+                "and the verifier runs none",
+            )
+    for decl in decls.values():
         if decl["name"] not in skipped and "-- fake: kernel-rejects" in decl.get("text", ""):
             return _answer(
                 rid,
@@ -250,8 +265,8 @@ def _axioms(name: str, decls: dict[str, Any], seen: set[str]) -> set[str]:
     found: set[str] = set()
     if re.search(r"\bsorry\b", value):
         found.add("sorryAx")
-    if "native_decide" in value:
-        found.add("Lean.ofReduceBool")
+    for use in range(1, len(re.findall(r"\bnative_decide\b", value)) + 1):
+        found.add(lean_rules.native_decide_axiom(name, use))
     if re.search(r"\b(classical|by_contra|Classical)\b", value):
         found |= {"propext", "Classical.choice", "Quot.sound"}
     for marker in re.findall(r"-- fake: verifier-axiom (\S+)", text):

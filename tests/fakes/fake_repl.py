@@ -17,7 +17,9 @@ Requests
 What a cmd produces (line numbers are 1-based within the cmd, as the REPL reports)
 - `theorem|lemma|def|instance|abbrev NAME` declares NAME (namespaces applied); `axiom NAME`
   declares an axiom. A declaration's axioms: `sorryAx` if its text holds `sorry`,
-  `Lean.ofReduceBool` if it holds `native_decide`, any user axiom it mentions, and
+  for each `native_decide` the axiom `NAME._native.native_decide.ax_1_K` that Lean v4.32
+  declares for it (lean_rules.native_decide_axiom: declared in the env too, so it is
+  pickled), any user axiom it mentions, and
   propext/Classical.choice/Quot.sound if it mentions `classical`, `by_contra` or
   `Classical`.
 - each `sorry` gives a "sorries" entry (goal from the declaration's binders and type,
@@ -713,8 +715,11 @@ def finish(
                 end_col=column + len(decl.name.split(".")[-1]),
             )
         )
-    if "native_decide" in code:
-        axioms.add("Lean.ofReduceBool")
+    native_axioms = [
+        lean_rules.native_decide_axiom(decl.name, use)
+        for use in range(1, len(re.findall(r"\bnative_decide\b", code)) + 1)
+    ]
+    axioms.update(native_axioms)
     if re.search(r"\b(classical|by_contra|Classical)\b", code):
         axioms.update(ALLOWED_TRIO)
     value = code.split(":=", 1)[1] if ":=" in code else ""  # not the declaration's own name
@@ -723,6 +728,8 @@ def finish(
             axioms.update(other.axioms)
     decl.axioms = sorted(axioms)
     decl.text = "\n".join(source) if source else text  # with its comments, as written
+    for native in native_axioms:  # declared before the theorem that uses it, as Lean does
+        env.decls[native] = Decl(native, [native], "", "axiom", text=f"axiom {native}")
     env.decls[decl.name] = decl
     short = decl.name.rsplit(".", 1)[-1]
     recursive = re.search(rf"(?<![\w.']){re.escape(short)}(?![\w'])", value) is not None

@@ -128,3 +128,27 @@ def name_parts(text: str) -> list[str]:
 # (GasStationManager/SafeVerify Main.lean, `checkImportSuperset`). Without it, replaying any
 # ordinary constant fails with the kernel's unknown-constant error.
 INIT = "Init"
+
+
+# `native_decide` at v4.32: the tactic compiles and runs the decision, then asserts its result
+# with a fresh axiom named after the declaration that used it (lean4#12217, "one axiom per
+# native computation", merged for v4.29: `Lean.Meta.nativeEqTrue` in
+# src/Lean/Meta/Native.lean adds `axiomDecl` `mkAuxDeclName (`_native ++ tacticName ++ `ax)`),
+# so `#print axioms t` lists `t._native.native_decide.ax_1_1` (recorded on v4.32.2:
+# "'t_native' depends on axioms: [propext, Quot.sound, t_native._native.native_decide.ax_1_1]")
+# where earlier toolchains listed `Lean.ofReduceBool`, now deprecated. The axiom is a constant
+# of the file's own environment, so the REPL's pickle carries it.
+def native_decide_axiom(declaration: str, use: int = 1) -> str:
+    return f"{declaration}._native.native_decide.ax_1_{use}"
+
+
+def is_native_decide_axiom(axiom: str, declaration: str) -> bool:
+    """For real Lean: the numbering after `ax_` is Lean's auxiliary-name counter, so only the
+    prefix is pinned."""
+    return axiom.startswith(f"{declaration}._native.native_decide.ax_")
+
+
+# What the kernel would check by running compiled code (lean4 src/kernel/type_checker.cpp,
+# `reduce_native`), and the axioms whose types hold them: the verifier sends no constant that
+# mentions one to the kernel (tutor/lean/verifier/Main.lean, `nativeReductions`).
+NATIVE_REDUCTIONS = ("Lean.reduceBool", "Lean.reduceNat", "Lean.ofReduceBool", "Lean.ofReduceNat")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.fakes.lean_rules import native_decide_axiom
 from tests.security.attacks import (
     EASY,
     GATE_ATTACKS,
@@ -124,7 +125,7 @@ def test_native_decide_under_a_shadowing_namespace_is_not_proved(checker: LeanCh
         "namespace X\ntheorem hard : True := trivial\n"
     )
     result = checker.check(code)
-    assert not result.valid and "Lean.ofReduceBool" in (result.axioms or []), result
+    assert not result.valid and native_decide_axiom("hard") in (result.axioms or []), result
     with checker.pool.lease("") as process:  # the double models the shadowing itself
         env = process.request({"cmd": code, "env": process.header_env}, 5)["env"]
         plain = process.request({"cmd": "#print axioms hard", "env": env}, 5)
@@ -238,6 +239,8 @@ def test_mathlib_lemma_and_in_statements_are_checked_not_refused(
 def test_an_axiom_error_points_at_the_statement_below_course_lines(checker: LeanChecker) -> None:
     header = "import Mathlib\nopen Nat"
     result = checker.check_proof("example : 2 ^ 64 > 5 := by", "  native_decide", header)
-    assert not result.valid and result.axioms == ["Lean.ofReduceBool"]
+    assert not result.valid and result.axioms == [
+        native_decide_axiom("leancoach_posed_statement_1")
+    ]
     [error] = result.errors
     assert error.line == 3  # header (2 lines), then the statement

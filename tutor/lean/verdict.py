@@ -3,7 +3,8 @@
 A proof is accepted only if Lean reports no error and no sorry, and `#print axioms` on
 the proved theorem (queried by its `_root_`-qualified name, so a namespace cannot shadow
 it) lists nothing beyond ALLOWED_AXIOMS (this rejects sorryAx, axioms the user declared,
-and native_decide's Lean.ofReduceBool).
+and native_decide's: at v4.32 one axiom per use, `NAME._native.native_decide.ax_1_1`,
+lean4#12217; `Lean.ofReduceBool` on older toolchains).
 
 Two gates run before any Lean process sees untrusted text:
 - `proof_rejections` (check_proof, the prover's tactic steps): the user supplies only a

@@ -148,6 +148,49 @@ def test_the_verifier_double_cannot_import_mathlib_under_8_gb() -> None:
     assert verdict.status is VerifyStatus.UNAVAILABLE and "out of memory" in verdict.reason
 
 
+# -- native computation at v4.32: an axiom per use, and nothing for the kernel to run ------
+
+
+def test_native_decide_declares_its_own_axiom_as_lean_4_32_does(tmp_path: Path) -> None:
+    # Not the deprecated `Lean.ofReduceBool`: the tactic asserts its result with a fresh
+    # axiom named after the theorem, a constant of the file itself (lean_rules cites it).
+    process = _raw_repl()
+    try:
+        header = process.request({"cmd": ""}, 10)
+        cmd = "theorem big : 2 ^ 64 > 5 := by\n  native_decide"
+        env = process.request({"cmd": cmd, "env": header["env"]}, 10)["env"]
+        printed = process.request({"cmd": "#print axioms big", "env": env}, 10)
+        [info] = printed["messages"]
+        axiom = lean_rules.native_decide_axiom("big")
+        assert info["data"] == f"'big' depends on axioms: [{axiom}]"
+        pickled = tmp_path / "env.olean"
+        process.request({"pickleTo": str(pickled), "env": env}, 10)
+    finally:
+        process.kill()
+    decls = {d["name"]: d for d in json.loads(pickled.read_text())["decls"]}
+    assert decls[axiom]["kind"] == "axiom" and "big" in decls
+
+
+def test_the_verifier_double_sends_no_native_reduction_to_the_kernel(tmp_path: Path) -> None:
+    from tutor.lean.kernel_check import KernelVerifier
+
+    decl = {
+        "name": "t",
+        "parts": ["t"],
+        "kind": "thm",
+        "type": "2 ^ 64 > 5",
+        "text": "theorem t : 2 ^ 64 > 5 := of_decide_eq_true (Lean.ofReduceBool _ _ rfl)",
+    }
+    pickle = json.dumps({"fake_pickle": 1, "imports": ["Init"], "decls": [decl]}).encode()
+    verifier = KernelVerifier(VerifyConfig(verifier_command=tuple(FAKE_LEAN), use_sandbox=False))
+    try:
+        verdict = verifier.verify(pickle, imports=["Init"], theorem=["t"], reference=None)
+    finally:
+        verifier.close()
+    assert verdict.status is VerifyStatus.UNAVAILABLE and verdict.step == "replay"
+    assert "Lean.ofReduceBool" in verdict.reason and "runs none" in verdict.reason
+
+
 # -- where a rule does not apply to this design --------------------------------------------
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.fakes.lean_rules import native_decide_axiom
 from tutor.lean import DiagnosticKind, LeanChecker, proof_document
 from tutor.lean.verdict import (
     Declared,
@@ -37,9 +38,9 @@ def test_sorry_is_invalid_and_reported_with_its_goal(checker: LeanChecker) -> No
 def test_native_decide_is_rejected_through_its_axiom(checker: LeanChecker) -> None:
     result = checker.check("theorem big : 2 ^ 64 > 5 := by\n  native_decide\n")
     assert not result.valid
-    assert result.axioms == ["Lean.ofReduceBool"]
+    assert result.axioms == [native_decide_axiom("big")]
     [error] = result.errors
-    assert "Lean.ofReduceBool" in error.message and error.line == 1
+    assert native_decide_axiom("big") in error.message and error.line == 1
 
 
 def test_a_user_declared_axiom_is_rejected(checker: LeanChecker) -> None:
@@ -108,7 +109,9 @@ def test_check_proof_indents_an_unindented_proof_and_maps_columns_back(
 def test_check_proof_names_an_example_so_its_axioms_can_be_printed(checker: LeanChecker) -> None:
     assert checker.check_proof("example (n : Nat) : n + 0 = n := by", "  simp").valid
     cheated = checker.check_proof("example : 2 ^ 64 > 5 := by", "  native_decide")
-    assert not cheated.valid and cheated.axioms == ["Lean.ofReduceBool"]
+    assert not cheated.valid and cheated.axioms == [
+        native_decide_axiom("leancoach_posed_statement_1")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -163,7 +166,7 @@ def test_axiom_messages_parse_in_both_wordings() -> None:
 
 def test_examples_in_a_whole_file_are_named_so_their_axioms_count(checker: LeanChecker) -> None:
     cheated = checker.check("import Mathlib\nexample : 2 ^ 64 > 5 := by\n  native_decide\n")
-    assert not cheated.valid and cheated.axioms == ["Lean.ofReduceBool"]
+    assert not cheated.valid and cheated.axioms == [native_decide_axiom("leancoach_example_1")]
     assert cheated.errors[0].line == 2
     assert checker.check("example (n : Nat) : n + 0 = n := by\n  simp\n").valid
 

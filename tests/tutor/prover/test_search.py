@@ -69,7 +69,7 @@ def test_a_weak_model_proves_easy_goals_thanks_to_the_portfolio(
 
 def test_a_step_the_full_verdict_rejects_is_not_a_proof(make_checker: Any) -> None:
     # The table lets native_decide "close" the goal in tactic mode, but the full check
-    # sees the Lean.ofReduceBool axiom and refuses it.
+    # sees the axiom Lean declares for it (`…._native.native_decide.ax_1_1`) and refuses it.
     table = [{"goal": "⊢ 2 + 2 = 4", "tactic": "native_decide", "goals": []}]
     checker = make_checker(tactics=table)
     [trajectory], events = run([FOUR], checker, portfolio=("native_decide", "rfl"))

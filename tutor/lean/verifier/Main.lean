@@ -39,11 +39,18 @@ def exportFormat : String := "leancoach-export-1"
 
 /-! ## Reading the REPL's pickle (export mode; untrusted bytes) -/
 
-/-- The REPL's `CommandSnapshot.pickle` (repl v4.32.0 REPL/Snapshots.lean:70-77) saves the
-tuple `(env.header.imports, env.constants.map₂, <command state>, <command context>)` with
-`saveModuleData`; its `unpickle` reads it back with `readModuleData` and `unsafeCast`
-(REPL/Util/Pickle.lean:35-36). Only the first two parts are read here: the rest is typed
-`NonScalar`, the untyped object holder Lean's own `Environment.lean` uses, and never touched. -/
+/-- What `{"pickleTo": PATH, "env": n}` writes (repl v4.32.0 REPL/Main.lean:259-264 calls
+`CommandSnapshot.pickle`, REPL/Snapshots.lean:70-77): one `.olean`-format compacted region
+made by `saveModuleData` (REPL/Util/Pickle.lean:21-22) holding the nested pair
+`(env.header.imports, (env.constants.map₂, (<command state>, <command context>)))`. The
+REPL reads it back with `readModuleData` and `unsafeCast` (REPL/Util/Pickle.lean:35-36);
+nothing in the bytes needs the REPL's code, only the same toolchain build (the `.olean`
+header names it). Only the first two parts are read here: the third pair holds the REPL's
+own `CompactableCommandSnapshot` and Lean's `Command.Context`, so it is typed `NonScalar`
+("a stand-in for an arbitrary boxed value ... only created using `unsafeCast`", lean4
+`Init/Prelude.lean`) and never touched. `env.header.imports` lists `Init` first for every
+input without `prelude` (lean4 `src/Lean/Elab/Import.lean`, `headerToImports`; the REPL
+reads a new input's header with `processHeader`, REPL/Frontend.lean:48-49). -/
 unsafe def readPickle (path : System.FilePath) :
     IO (Array Import × PHashMap Name ConstantInfo) := do
   let (data, _region) ← readModuleData path
@@ -115,7 +122,11 @@ def expressionRow (i : Nat) (e : Expr) (row : Json) : ExportM Nat :=
     (i, { st with exprs := st.exprs.insert e i, exprRows := st.exprRows.push row })
 
 /-- Metadata (`mdata`) is dropped and a `let`'s non-dependency flag is not written: neither
-matters to the kernel, and both sides of a comparison are read the same way. -/
+matters to the kernel, and both sides of a comparison are read the same way. Subterms are
+shared through `BEq Expr`, which is alpha-equivalence ignoring binder annotations (lean4
+`src/Lean/Expr.lean`, `Expr.eqv`), so two subterms that differ only in binder names or
+binder kinds share the first one's row: the kernel ignores both, and the statement
+comparison below uses that same equality. -/
 partial def exportExpr (e : Expr) : ExportM Nat := do
   if let some i := (← get).exprs[e]? then
     return i
@@ -253,7 +264,7 @@ def rowOf (j : Json) (what : String) : ParseM (Array Json) :=
   | _ => throw s!"{what}: expected a list"
 
 /-- Row `i` may refer only to rows before it, so what is built is finite and acyclic. -/
-def earlier (table : Array α) (i : Nat) (what : String) : ParseM α :=
+def earlier {α : Type} (table : Array α) (i : Nat) (what : String) : ParseM α :=
   match table[i]? with
   | some a => pure a
   | none => throw s!"{what}: refers to row {i}, which is not defined before it"
@@ -491,7 +502,7 @@ structure Server where
 
 abbrev JudgeM := ExceptT Verdict IO
 
-def orStop (step what : String) (r : ParseM α) : JudgeM α :=
+def orStop {α : Type} (step what : String) (r : ParseM α) : JudgeM α :=
   match r with
   | .ok a => pure a
   | .error e => throwThe Verdict (couldNotCheck step s!"{what}: {e}")
@@ -533,6 +544,18 @@ partial def visit (ex : Exported) (n : Name) : StateT OrderState (Except String)
     | some why => (d.insert n, a.erase n, o, b.insert n why)
     | none => (d.insert n, a.erase n, o.push n, b)
 
+/-- The kernel reduces `Lean.reduceBool c` / `Lean.reduceNat c` by running `c`'s compiled
+code (lean4 `src/kernel/type_checker.cpp`, `reduce_native`). This process compiles nothing
+and runs no submission code, so a constant that mentions them, or the axioms whose types hold
+them, is not sent to the kernel. `native_decide` no longer produces them: since lean4#12217
+(v4.29) it asserts its result with an auxiliary axiom `<declaration>._native.native_decide.ax_…`,
+which replays like any axiom and then fails the axiom check; only a hand-written proof meets
+this. (One that reaches `reduceBool` only through an imported lemma's type is left to the
+kernel, which cannot evaluate a new constant here: no code was compiled for it.) Name
+literals with one backtick: the build does not depend on these deprecated names existing. -/
+def nativeReductions : List Name :=
+  [`Lean.reduceBool, `Lean.reduceNat, `Lean.ofReduceBool, `Lean.ofReduceNat]
+
 def declarationOf (info : ConstantInfo) : Option Declaration :=
   match info with
   | .defnInfo v => if v.all.length ≤ 1 then some (.defnDecl v) else none
@@ -569,6 +592,10 @@ def replayExport (srv : Server) (ex : Exported) :
   let mut kenv := srv.base
   for n in order do
     let some info := ex.constants[n]? | continue
+    let used := info.getUsedConstantsAsSet
+    if let some native := nativeReductions.find? used.contains then
+      throwThe Verdict (couldNotCheck "replay"
+        s!"{n} uses {native}: the kernel would run compiled code to check it, and the verifier runs none")
     let some decl := declarationOf info
       | throwThe Verdict (couldNotCheck "replay" s!"{n} belongs to a mutual block, which is not replayed")
     match kenv.addDeclCore 0 decl (cancelTk? := none) with
@@ -739,8 +766,13 @@ def serve (imports : Array Name) : IO UInt32 := do
     IO.eprintln "leancoach-verify serve: the imports must include Init (a prelude environment could redefine Nat)"
     return 2
   initSearchPath (← findSysroot)
+  -- `level` keeps its default, `.private`: every imported constant with its value, as a
+  -- file without `module` sees them (lean4 `src/Lean/Environment.lean`, `importModules`).
+  -- Extensions are not initialized (`loadExts := false`): type checking reads none of them
+  -- (native reduction would read the compiled code's, and is refused before the kernel).
   let env ← importModules (imports.map fun m => ({ module := m } : Import)) {} 0
-  let srv : Server := { imports, base := env.toKernelEnv, importedAxioms := ← IO.mkRef {} }
+  let cache ← IO.mkRef ({} : Std.HashMap Name (Array String))
+  let srv : Server := { imports, base := env.toKernelEnv, importedAxioms := cache }
   let stdout ← IO.getStdout
   stdout.putStrLn (Json.mkObj [("ready", Json.bool true),
     ("imports", toJson (imports.map toString))]).compress
