@@ -1,0 +1,479 @@
+"""Linear arithmetic as `linarith` and `omega` see it: does a goal follow from the hypotheses
+by adding them up?
+
+`linarith` (Mathlib, `Mathlib/Tactic/Linarith/Frontend.lean`) normalises every hypothesis and
+the negated goal into linear combinations of *atoms* (products and powers of variables, `|x|`,
+applications such as `f x` are atoms it does not look inside) and looks for a nonnegative
+combination that adds up to `0 < 0`: it proves exactly the goals that follow linearly over an
+ordered field. `omega` (core, `Lean/Elab/Tactic/Omega/Frontend.lean`) decides linear
+arithmetic over ℤ and ℕ, again treating other terms as atoms. So a rule that wants to say "use
+`linarith`" (or `omega`) asks `entails(goal, facts, domain)` first:
+
+- True: the negated goal and the facts are infeasible over ℚ with the atoms as unknowns
+  (Fourier-Motzkin elimination, exact fractions), so the tactic proves it (on ℕ and ℤ a strict
+  `a < b` is first read as `a + 1 ≤ b`, and every ℕ variable is `≥ 0`, as both tactics do);
+- False: every term was read and the combination does not exist: the tactic fails as the
+  goal stands (it needs another fact, a product, a case split...);
+- None: something was not read (ℕ subtraction, `/` or `%` on integers, `∧` in a fact,
+  a symbol this reader does not know) or the elimination grew too large: no claim.
+
+Facts that are not (in)equations (`≠`, `∧`, `→`) are left out, as linarith leaves them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+
+from tutor.coach.evidence import INT, NAT, REAL
+from tutor.coach.goals import Shape, split_target, strip_parens
+
+Monomial = tuple[str, ...]
+Poly = dict[Monomial, Fraction]
+Constraint = tuple[Poly, bool]  # poly < 0 when strict, else poly ≤ 0
+
+_LIMIT = 400  # constraints kept during elimination before giving up (None)
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+)|(?P<name>[A-Za-z_α-ωΑ-Ω][\w'₀-₉✝.]*)|(?P<op>[-+*/%^()|↑−·]))"
+)
+
+
+class _Unread(Exception):
+    """A term this reader does not turn into a linear combination of atoms."""
+
+
+class _Reader:
+    """A small precedence parser for the arithmetic in a goal: `+ - * / % ^`, numerals,
+    names, applications (`f x`, atoms), `|e|` (an atom) and `↑x` (an atom)."""
+
+    def __init__(self, text: str, domain: str) -> None:
+        self.tokens = _tokens(text)
+        self.at = 0
+        self.domain = domain
+
+    def read(self) -> Poly:
+        poly = self._sum()
+        if self.at != len(self.tokens):
+            raise _Unread(self.tokens[self.at])
+        return poly
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def _take(self) -> str:
+        token = self._peek()
+        if token is None:
+            raise _Unread("end")
+        self.at += 1
+        return token
+
+    def _sum(self) -> Poly:
+        poly = self._product()
+        while self._peek() in ("+", "-", "−"):
+            op = self._take()
+            right = self._product()
+            if op != "+" and self.domain == NAT:
+                raise _Unread("ℕ subtraction stops at 0")
+            poly = _add(poly, right, 1 if op == "+" else -1)
+        return poly
+
+    def _product(self) -> Poly:
+        poly = self._unary()
+        while self._peek() in ("*", "/", "%", "·"):
+            op = self._take()
+            right = self._unary()
+            if op in ("*", "·"):
+                poly = _times(poly, right)
+                continue
+            constant = _constant(right)
+            if op == "%" or self.domain != REAL or constant is None or constant == 0:
+                raise _Unread(op)
+            poly = {k: v / constant for k, v in poly.items()}
+        return poly
+
+    def _unary(self) -> Poly:
+        if self._peek() in ("-", "−"):
+            self._take()
+            if self.domain == NAT:
+                raise _Unread("negation on ℕ")
+            return {k: -v for k, v in self._unary().items()}
+        return self._power()
+
+    def _power(self) -> Poly:
+        base = self._application()
+        if self._peek() == "^":
+            self._take()
+            exponent = _constant(self._unary())
+            if exponent is None or exponent.denominator != 1 or not 0 <= exponent <= 6:
+                raise _Unread("^")
+            power: Poly = {(): Fraction(1)}
+            for _ in range(int(exponent)):
+                power = _times(power, base)
+            return power
+        return base
+
+    def _application(self) -> Poly:
+        start = self.at
+        head = self._atom()
+        texts = [self._text(start)]
+        if not _is_name(texts[0]):
+            return head
+        while self._peek() is not None and self._starts_atom(self._peek() or ""):
+            begin = self.at
+            self._atom()
+            texts.append(self._text(begin))
+        if len(texts) == 1:
+            return head
+        return {(" ".join(texts),): Fraction(1)}
+
+    def _starts_atom(self, token: str) -> bool:
+        return token == "(" or token == "↑" or _is_name(token) or token.isdigit()
+
+    def _text(self, begin: int) -> str:
+        return _canonical(self.tokens[begin : self.at])
+
+    def _atom(self) -> Poly:
+        token = self._take()
+        if token.isdigit():
+            return {(): Fraction(int(token))}
+        if _is_name(token):
+            return {(token,): Fraction(1)}
+        if token == "(":
+            inner = self._sum()
+            if self._take() != ")":
+                raise _Unread("(")
+            return inner
+        if token == "|":
+            begin = self.at
+            self._sum()
+            inside = self._text(begin)
+            if self._take() != "|":
+                raise _Unread("|")
+            return {(f"|{inside}|",): Fraction(1)}
+        if token == "↑":
+            begin = self.at
+            self._atom()
+            return {(f"↑{self._text(begin)}",): Fraction(1)}
+        raise _Unread(token)
+
+
+def _tokens(text: str) -> list[str]:
+    tokens, at = [], 0
+    text = text.strip()
+    while at < len(text):
+        match = _TOKEN.match(text, at)
+        if not match or match.end() == at:
+            if text[at:].strip() == "":
+                break
+            raise _Unread(text[at])
+        tokens.append(match.group(match.lastgroup or "op"))
+        at = match.end()
+    return tokens
+
+
+def _is_name(token: str) -> bool:
+    return bool(re.match(r"[A-Za-z_α-ωΑ-Ω]", token))
+
+
+def _canonical(tokens: Sequence[str]) -> str:
+    return re.sub(r"\(\s+|\s+\)", lambda m: m.group(0).strip(), " ".join(tokens))
+
+
+def _constant(poly: Poly) -> Fraction | None:
+    if not poly:
+        return Fraction(0)
+    if set(poly) == {()}:
+        return poly[()]
+    return None
+
+
+def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, Fraction(0)) + sign * v
+    return {k: v for k, v in out.items() if v}
+
+
+def _times(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ka, va in a.items():
+        for kb, vb in b.items():
+            key = tuple(sorted(ka + kb))
+            out[key] = out.get(key, Fraction(0)) + va * vb
+    return {k: v for k, v in out.items() if v}
+
+
+def polynomial(text: str, domain: str) -> Poly | None:
+    """`text` as {monomial: coefficient} with atoms as unknowns, or None when unread."""
+    try:
+        return _Reader(" ".join(text.split()), domain).read()
+    except _Unread:
+        return None
+
+
+# ---------------------------------------------------------------------- constraints
+
+
+def constraints_of(prop: str, domain: str) -> list[Constraint] | None:
+    """A comparison as constraints `p ≤ 0` / `p < 0`; [] for facts linarith does not use
+    (`≠`, `∧`, `→`, ...); None when a side cannot be read."""
+    split = split_target(strip_parens(prop))
+    if split.shape not in (Shape.EQ, Shape.LE, Shape.LT) or split.op not in _OPS:
+        return []
+    left, right = polynomial(split.left, domain), polynomial(split.right, domain)
+    if left is None or right is None:
+        return None
+    strict, flip = _OPS[split.op]
+    diff = _add(right, left, -1) if flip else _add(left, right, -1)
+    if split.op == "=":
+        return [
+            _tightened((diff, False), domain),
+            _tightened(({k: -v for k, v in diff.items()}, False), domain),
+        ]
+    return [_tightened((diff, strict), domain)]
+
+
+_OPS = {
+    "=": (False, False),
+    "≤": (False, False),
+    "<": (True, False),
+    "≥": (False, True),
+    ">": (True, True),
+}
+
+
+def _tightened(c: Constraint, domain: str) -> Constraint:
+    """On ℤ and ℕ `p < 0` with integer coefficients is `p + 1 ≤ 0`."""
+    poly, strict = c
+    if strict and domain in (NAT, INT) and all(v.denominator == 1 for v in poly.values()):
+        return _add(poly, {(): Fraction(1)}), False
+    return c
+
+
+def _negated_goal(goal: str, domain: str) -> list[list[Constraint]] | None:
+    """The goal's negation as alternatives, each to be refuted: `a ≤ b` gives `b < a`; `a = b`
+    gives `a < b` and `b < a` (both must be refuted); `False` gives nothing to add."""
+    split = split_target(strip_parens(goal))
+    if split.shape is Shape.FALSE:
+        return [[]]
+    if split.shape not in (Shape.EQ, Shape.LE, Shape.LT) or split.op not in _OPS:
+        return None
+    left, right = polynomial(split.left, domain), polynomial(split.right, domain)
+    if left is None or right is None:
+        return None
+    small, large = (right, left) if split.op in ("≥", ">") else (left, right)
+    below = _add(large, small, -1)  # large - small: the goal says it is ≥ 0 (or > 0, = 0)
+    above = {k: -v for k, v in below.items()}
+    if split.op == "=":
+        return [[_tightened((below, True), domain)], [_tightened((above, True), domain)]]
+    if split.op in ("<", ">"):
+        return [[(below, False)]]  # not (small < large): large - small ≤ 0
+    return [[_tightened((below, True), domain)]]  # not (small ≤ large): large - small < 0
+
+
+def entails(goal: str, facts: Sequence[str], domain: str) -> bool | None:
+    """Whether `goal` follows from `facts` by a linear combination (see the module's doc)."""
+    alternatives = _negated_goal(goal, domain)
+    if alternatives is None:
+        return None
+    base: list[Constraint] = []
+    unread = False
+    for fact in facts:
+        found = constraints_of(fact, domain)
+        if found is None:
+            unread = True
+            continue
+        base.extend(found)
+    verdict: bool | None = True
+    for negation in alternatives:
+        system = base + negation
+        if domain == NAT:
+            system += [({(v,): Fraction(-1)}, False) for v in _variables(system)]
+        result = _infeasible(system)
+        if result is None:
+            return None
+        if not result:
+            verdict = None if unread else False
+    return verdict
+
+
+def _variables(system: Sequence[Constraint]) -> set[str]:
+    return {k[0] for poly, _ in system for k in poly if len(k) == 1 and _is_plain(k[0])}
+
+
+def _is_plain(atom: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z_α-ωΑ-Ω][\w'₀-₉✝]*", atom))
+
+
+def _infeasible(system: list[Constraint]) -> bool | None:
+    """Fourier-Motzkin: True when no rational values of the atoms satisfy every constraint."""
+    constraints = [(dict(p), s) for p, s in system]
+    while True:
+        for poly, strict in constraints:
+            if all(k == () for k in poly):
+                constant = poly.get((), Fraction(0))
+                if constant > 0 or (strict and constant == 0):
+                    return True
+        names = {k for poly, _ in constraints for k in poly if k != ()}
+        if not names:
+            return False
+        pick = min(names, key=lambda n: _cost(constraints, n))
+        positive = [c for c in constraints if c[0].get(pick, 0) > 0]
+        negative = [c for c in constraints if c[0].get(pick, 0) < 0]
+        kept = [c for c in constraints if pick not in c[0]]
+        for p, ps in positive:
+            for n, ns in negative:
+                a, b = p[pick], -n[pick]
+                combined = _add({k: v / a for k, v in p.items()}, {k: v / b for k, v in n.items()})
+                combined.pop(pick, None)
+                kept.append((combined, ps or ns))
+        constraints = _unique(kept)
+        if len(constraints) > _LIMIT:
+            return None
+
+
+def _cost(constraints: Sequence[Constraint], name: Monomial) -> int:
+    up = sum(1 for p, _ in constraints if p.get(name, 0) > 0)
+    down = sum(1 for p, _ in constraints if p.get(name, 0) < 0)
+    return up * down - up - down
+
+
+def _unique(constraints: list[Constraint]) -> list[Constraint]:
+    seen: dict[tuple[tuple[Monomial, Fraction], ...], bool] = {}
+    for poly, strict in constraints:
+        key = tuple(sorted(poly.items()))
+        seen[key] = seen.get(key, False) or strict
+    return [(dict(k), s) for k, s in seen.items()]
+
+
+def atoms(text: str, domain: str) -> set[str]:
+    """The atoms (names, `|e|`, applications) a comparison's sides are made of."""
+    split = split_target(strip_parens(text))
+    found: set[str] = set()
+    for side in (split.left, split.right) if split.op else ():
+        poly = polynomial(side, domain)
+        for monomial in poly or {}:
+            found.update(monomial)
+    return found
+
+
+def monomials(text: str, domain: str) -> set[Monomial]:
+    """The products of atoms (degree 2 and more included) a comparison's sides contain."""
+    split = split_target(strip_parens(text))
+    found: set[Monomial] = set()
+    for side in (split.left, split.right) if split.op else ():
+        found.update(k for k in polynomial(side, domain) or {} if k)
+    return found
+
+
+__all__ = ["atoms", "constraints_of", "entails", "monomials", "polynomial"]
+
+
+# ---------------------------------------------------------------------- missing facts
+
+
+def _library_facts(
+    goal: str, facts: Sequence[tuple[str, str]], domain: str
+) -> list[tuple[str, str]]:
+    """Mathlib facts about the atoms of the goal and hypotheses that linarith does not know by
+    itself: `|t|` between `-|t|`, `t` and `0`; squares are `≥ 0`; a product of two factors
+    whose signs hypotheses state (as (term, its type))."""
+    texts = [goal, *(t for _, t in facts)]
+    found: list[tuple[str, str]] = []
+    absolute: set[str] = set()
+    squares: set[str] = set()
+    products: set[tuple[str, str]] = set()
+    for text in texts:
+        for monomial in monomials(text, domain):
+            for atom in monomial:
+                if atom.startswith("|") and atom.endswith("|"):
+                    absolute.add(atom[1:-1])
+            if len(monomial) == 2 and monomial[0] == monomial[1]:
+                squares.add(monomial[0])
+            elif len(monomial) == 2:
+                products.add((monomial[0], monomial[1]))
+    for inside in sorted(absolute):
+        term = inside if _is_plain(inside) else f"({inside})"
+        found += [
+            (f"abs_nonneg {term}", f"0 ≤ |{inside}|"),
+            (f"le_abs_self {term}", f"{inside} ≤ |{inside}|"),
+            (f"neg_abs_le {term}", f"-|{inside}| ≤ {inside}"),
+        ]
+    for base in sorted(squares):
+        term = base if _is_plain(base) else f"({base})"
+        found.append((f"sq_nonneg {term}", f"0 ≤ {term} ^ 2"))
+    named = {" ".join(t.split()): n for n, t in facts if n != "_" and "✝" not in n}
+    for a, b in sorted(products):
+        for lemma, op in (("mul_pos", "<"), ("mul_nonneg", "≤")):
+            left, right = named.get(f"0 {op} {a}"), named.get(f"0 {op} {b}")
+            if left and right:
+                found.append((f"{lemma} {left} {right}", f"0 {op} {a} * {b}"))
+    return found
+
+
+def missing_facts(
+    goal: str, facts: Sequence[tuple[str, str]], domain: str
+) -> list[tuple[str, str]] | None:
+    """Mathlib lemma instances (one or two, with their types) that, given to linarith, make the
+    goal follow (`[("le_abs_self x", "x ≤ |x|")]`) when the hypotheses alone do not; None
+    when none is found."""
+    types = [t for n, t in facts if n != "_"]
+    if entails(goal, types, domain) is not False:
+        return None
+    candidates = _library_facts(goal, facts, domain)
+    for term, typ in candidates:
+        if entails(goal, [*types, typ], domain):
+            return [(term, typ)]
+    for i, (term, typ) in enumerate(candidates):
+        for other, other_type in candidates[i + 1 :]:
+            if entails(goal, [*types, typ, other_type], domain):
+                return [(term, typ), (other, other_type)]
+    return None
+
+
+def states(term_type: str, goal: str, domain: str) -> bool:
+    """The fact is the goal itself, up to moving terms across (`x ≤ |x|` and `|x| ≥ x`)."""
+    a, b = constraints_of(term_type, domain), constraints_of(goal, domain)
+    return bool(a) and bool(b) and entails(goal, [term_type], domain) is True and len(a) == len(b)
+
+
+def _square_terms(texts: Sequence[str], domain: str) -> list[Poly]:
+    """`t ^ 2 ≥ 0` for every atom `t` whose square appears (what nlinarith adds itself)."""
+    out = []
+    for text in texts:
+        for monomial in monomials(text, domain):
+            if len(monomial) == 2 and monomial[0] == monomial[1]:
+                out.append({monomial: Fraction(-1)})
+    return out
+
+
+def nlinarith_proves(
+    goal: str, facts: Sequence[str], domain: str, extra: Sequence[str] = ()
+) -> bool | None:
+    """Whether `nlinarith [extra]` proves the goal, as its preprocessing does it
+    (Mathlib/Tactic/Linarith/Preprocessing.lean, `nlinarithExtras`): the hypotheses, the
+    extra facts and the negated goal, the squares of atoms that appear squared, and the
+    products of every pair of them, then linarith. None when something is not read."""
+    alternatives = _negated_goal(goal, domain)
+    if alternatives is None:
+        return None
+    base: list[Constraint] = []
+    for fact in [*facts, *extra]:
+        found = constraints_of(fact, domain)
+        if found is None:
+            return None
+        base.extend(found)
+    squares = [(p, False) for p in _square_terms([goal, *facts, *extra], domain)]
+    for negation in alternatives:
+        system = base + negation
+        products = []
+        for i, (p, ps) in enumerate(system):
+            for q, qs in system[i:]:
+                products.append(({k: -v for k, v in _times(p, q).items()}, ps and qs))
+        if len(system) + len(products) > 80:
+            return None
+        result = _infeasible(system + squares + products)
+        if not result:
+            return result
+    return True
