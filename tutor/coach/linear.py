@@ -435,12 +435,14 @@ def missing_facts(
 def states(term_type: str, goal: str, domain: str) -> bool:
     """The fact is the goal itself, up to moving terms across (`x ≤ |x|` and `|x| ≥ x`)."""
     a, b = constraints_of(term_type, domain), constraints_of(goal, domain)
-    return bool(a) and bool(b) and entails(goal, [term_type], domain) is True and len(a) == len(b)
+    if not a or not b or len(a) != len(b):
+        return False
+    return entails(goal, [term_type], domain) is True and entails(term_type, [goal], domain) is True
 
 
 def _square_terms(texts: Sequence[str], domain: str) -> list[Poly]:
     """`t ^ 2 ≥ 0` for every atom `t` whose square appears (what nlinarith adds itself)."""
-    out = []
+    out: list[Poly] = []
     for text in texts:
         for monomial in monomials(text, domain):
             if len(monomial) == 2 and monomial[0] == monomial[1]:

@@ -67,11 +67,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `omega` on line {line} instead of `linarith`: subtraction on ℕ is "
             "truncated at zero, which omega understands and linarith does not.",
         )
-    facts = ", ".join(f"`{n}`" for n in goal.usable_fact_names()[:3]) or "your hypotheses"
+    listed = ", ".join(f"`{n}`" for n in goal.usable_fact_names()[:3]) or "your hypotheses"
     return one(
         line,
         f"Do give `linarith` the fact it is missing on line {line}: no linear combination "
-        f"of {facts} proves the goal. Prove the missing inequality with `have` first, or "
+        f"of {listed} proves the goal. Prove the missing inequality with `have` first, or "
         "pass it as `linarith [h]`.",
     )
 
