@@ -163,6 +163,7 @@ def normal(text: str) -> str:
     text = re.sub(r"([∀∃])\s*\(\s*([\w'₀-₉ ]+?)\s*:\s*[^()]+?\)\s*,", r"\1 \2,", text)
     text = re.sub(r"([∀∃])\s*([\w'₀-₉ ]+?)\s*:\s*[^,]+,", r"\1 \2,", text)
     text = strip_parens(text)
+    text = membership(text)
     split = split_target(text)
     if split.shape in (Shape.LE, Shape.LT) and split.op in ("≥", ">"):
         op = "≤" if split.op == "≥" else "<"
@@ -172,6 +173,19 @@ def normal(text: str) -> str:
         left, right = _fold(split.left), _fold(split.right)
         text = f"{left} {split.op} {right}"
     return text.replace("( ", "(").replace(" )", ")")
+
+
+_MEMBERSHIP = re.compile(r"^([^\s∈]+) ∈ ([^\s∩∪]+) ([∩∪]) ([^\s∩∪]+)$")
+
+
+def membership(text: str) -> str:
+    """`x ∈ A ∩ B` as `x ∈ A ∧ x ∈ B` (and `∪` as `∨`): Mathlib's `Set.mem_inter_iff` and
+    `Set.mem_union` hold by `Iff.rfl`, so `hx.1` and `Or.inl hx` are accepted as they are."""
+    match = _MEMBERSHIP.match(text.strip())
+    if not match:
+        return text
+    element, left, op, right = match.groups()
+    return f"{element} ∈ {left} {'∧' if op == '∩' else '∨'} {element} ∈ {right}"
 
 
 def _fold(side: str) -> str:
@@ -239,7 +253,7 @@ def _expanded(facts: Iterable[Fact]) -> list[Fact]:
     """Each fact with its projections: `h.1`/`h.2` of ∧ (nested), `h.mp`/`h.mpr` of ↔ (as
     implications), `h.symm` of =."""
     out: list[Fact] = []
-    todo = [(n, t) for n, t in facts if t and "✝" not in n]
+    todo = [(n, membership(t)) for n, t in facts if t and "✝" not in n]
     while todo:
         term, typ = todo.pop(0)
         out.append((term, typ))

@@ -147,6 +147,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _apply_implication,
         _false_elim,
         _swapped_sides,
+        _or_constructor_side,
         _or_side,
         _anonymous_order,
         _exists_as_value,
@@ -461,6 +462,31 @@ _SWAPS = {
     Shape.IFF: ("{t}.symm", "`.symm` turns `A ↔ B` into `B ↔ A`, the order the goal wants"),
     Shape.NE: ("Ne.symm {t}", "`Ne.symm` turns `a ≠ b` into `b ≠ a`, the order the goal wants"),
 }
+
+
+def _or_constructor_side(p: Mismatch, s: Scene) -> list[Advice]:
+    """`Or.inl hq` where `hq` proves the right side of the goal `p ∨ q` (or `Or.inr` the left):
+    the other constructor takes it."""
+    match = re.fullmatch(r"(?:@)?Or\.(inl|inr)\s+(.+)", (p.application or "").strip())
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    if not match or goal is None or match.group(2).strip() != p.term.strip():
+        return []
+    split = split_target(goal)
+    if split.shape is not Shape.OR:
+        return []
+    chose, other_side = match.group(1), "inr" if match.group(1) == "inl" else "inl"
+    wanted = split.right if chose == "inl" else split.left
+    if not context.same(p.has, wanted):
+        return []
+    side = "right" if chose == "inl" else "left"
+    return [
+        _term_advice(
+            s,
+            f"Or.{other_side} {context.as_argument(p.term)}",
+            f"`{shorten(p.term, 16)}` proves `{shorten(p.has, 16)}`, the {side} side of "
+            f"`{shorten(goal, 24)}`, and `Or.{other_side}` is the constructor for that side",
+        )
+    ]
 
 
 def _or_side(p: Mismatch, s: Scene) -> list[Advice]:

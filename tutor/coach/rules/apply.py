@@ -8,6 +8,7 @@ from tutor.coach import families, fixes
 from tutor.coach.advice import next_step
 from tutor.coach.context import as_argument, proofs_of, same
 from tutor.coach.goals import (
+    Goal,
     Shape,
     shorten,
     split_target,
@@ -21,7 +22,7 @@ from tutor.coach.rules.base import (
     scene_at,
 )
 from tutor.coach.source import AttemptText
-from tutor.lean.messages import normalise
+from tutor.lean.messages import Mismatch, normalise
 from tutor.lean.types import Diagnostic
 
 
@@ -43,10 +44,40 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"`{shorten(goals[0].target, 40)}` is an implication, and `constructor` only "
             "splits ∧, ↔ and similar goals.",
         )
+    if goals and shape in (Shape.NOT, Shape.NE):
+        return [_negation_by_intro(d, ctx, goals[0])]
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
         "∧ or ↔. Check its shape and pick a tactic that fits it.",
+    )
+
+
+def _negation_by_intro(d: Diagnostic, ctx: Context, goal: Goal) -> Advice:
+    """`constructor` on `¬P` or `a ≠ b`: both are implications into False (`P → False`,
+    `a = b → False`), functions with no constructor to apply; `intro h` is their first step.
+    With a `<` fact between the two sides, the library lemma closes `a ≠ b` at once."""
+    split = split_target(goal.target)
+    premise = split.right if split.shape is Shape.NOT else f"{split.left} = {split.right}"
+    facts = scene_at(d, ctx).facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    closing = None
+    for name, typ in facts:
+        if "✝" in name or not typ:
+            continue
+        found = families.weaker_relation(
+            Mismatch(name, typ, goal.target), d.line, dict(facts), ctx.mathlib
+        )
+        if found:
+            closing = found[0][1].split("`")[1]
+            break
+    also = f" (or close it at once with `{closing}`)" if closing else ""
+    taken = {name for name, _ in facts}
+    fresh = next(n for n in ("h", "h'", "heq", "h₁", "h₂") if n not in taken)
+    return Advice(
+        d.line,
+        f"Do write `intro {fresh}` on line {d.line} instead of `constructor`{also}: "
+        f"`{shorten(goal.target, 24)}` means `{shorten(premise, 20)} → False`, an implication, "
+        f"not a structure; `intro {fresh}` assumes it and leaves `False` to prove.",
     )
 
 
