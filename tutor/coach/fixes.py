@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor.coach import context, evidence
+from tutor.coach import context, evidence, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import Goal, Hypothesis, Shape, is_nonlinear, shorten, split_target
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -158,6 +158,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _derived,
         _hypothesis_fits,
         _hypothesis_states_it,
+        _linear_consequence,
         _linear_omega,
     ):
         advice = rule(parts, scene)
@@ -400,17 +401,36 @@ def _instantiate_forall(p: Mismatch, s: Scene) -> list[Advice]:
         return []
     pattern = pattern[: first + 6] + pattern[first + 6 :].replace(r"(\S+?)", r"\1")
     value = re.fullmatch(pattern, _norm(p.expected))
-    if not value:
+    found = value.group(1) if value else _spaced_value(body, var, _norm(p.expected))
+    if not found:
         return []
     head = p.term.split()[0]
+    argument = context.as_argument(found)
     return [
         (
             s.line,
-            f"Do apply `{head}` to the value you need: write `exact {head} {value.group(1)}` on "
+            f"Do apply `{head}` to the value you need: write `exact {head} {argument}` on "
             f"line {s.line}, since `{head}` holds for every `{var}` and the goal is the case "
-            f"`{var} = {value.group(1)}`.",
+            f"where `{var}` is `{found}`.",
         )
     ]
+
+
+def _spaced_value(body: str, var: str, target: str) -> str | None:
+    """The value `v` (possibly `2 * n`) that makes `body` with `var := v` read as `target`:
+    every occurrence gets the same value, checked by putting it back in."""
+    pieces = re.split(rf"(?<![\w.']){re.escape(var)}(?![\w'])", body)
+    if len(pieces) < 2:
+        return None
+    pattern = "(.+?)".join(re.escape(piece) for piece in pieces[:2])
+    pattern += "".join(r"\1" + re.escape(piece) for piece in pieces[2:])
+    match = re.fullmatch(pattern, target)
+    if not match:
+        return None
+    value = match.group(1).strip()
+    if not value or value.count("(") != value.count(")"):
+        return None
+    return value
 
 
 def _apply_implication(p: Mismatch, s: Scene) -> list[Advice]:
@@ -420,6 +440,18 @@ def _apply_implication(p: Mismatch, s: Scene) -> list[Advice]:
     name = s.fact_with_type(has.left)
     if name is None:
         return []
+    if p.application and p.application.strip() != p.term.strip():
+        fixed = _replace_term(p.application, p.term, f"({p.term} {name})")
+        if fixed is None:
+            return []
+        return [
+            (
+                s.line,
+                f"Do apply `{p.term}` to `{name}` inside the application: write `exact {fixed}` "
+                f"on line {s.line}; this argument must prove `{shorten(has.right, 20)}`, and "
+                f"`{p.term}` gives that once it has `{name}`.",
+            )
+        ]
     return [
         (
             s.line,
@@ -616,7 +648,7 @@ def _missing_values(p: Mismatch, s: Scene) -> list[Advice]:
     typ = dict(s.hypotheses).get(head, "")
     match = re.match(r"^∀\s*([^,]+),\s*(.+)$", typ.strip())
     if not match:
-        return []
+        return _explicit_value_first(p, s, head)
     body = split_target(match.group(2))
     if body.shape is not Shape.IMPLIES:
         return []
@@ -630,6 +662,32 @@ def _missing_values(p: Mismatch, s: Scene) -> list[Advice]:
             f"Do give `{head}` its values before the proof: write `{fixed}` on line {s.line}, "
             f"since `{head}` starts with ∀, so its first arguments are the values {values}, and "
             f"`{p.term}` comes after them.",
+        )
+    ]
+
+
+def _explicit_value_first(p: Mismatch, s: Scene, head: str) -> list[Advice]:
+    """`Nat.lt_irrefl h` (`h : a < a`): the lemma takes the number explicitly before any proof
+    (`Nat.lt_irrefl (n : Nat) : ¬n < n`), so the proof sits in the value's place. The value
+    is the one variable of that type in `h`'s statement, else `_` for Lean to work out."""
+    if _VALUE_TYPE.fullmatch(_norm(p.has)) or not re.fullmatch(r"[\w.'₀-₉]+", head):
+        return []
+    wanted = _norm(p.expected).split(":")[0].strip()
+    same_type = {"ℕ": "Nat", "ℤ": "Int", "ℝ": "Real", "ℚ": "Rat"}
+    types = {n: same_type.get(t.strip(), t.strip()) for n, t in s.facts() if t}
+    names = re.findall(r"(?<![\w.'])([A-Za-z_][\w'₀-₉]*)(?![\w'])", p.has)
+    values = list(dict.fromkeys(n for n in names if types.get(n) == same_type.get(wanted, wanted)))
+    value = values[0] if len(values) == 1 else "_"
+    application = " ".join(p.application.split())
+    if not application.endswith(p.term):
+        return []
+    fixed = f"{application[: -len(p.term)].rstrip()} {value} {context.as_argument(p.term)}"
+    return [
+        (
+            s.line,
+            f"Do give `{head}` its value first: write `{fixed}` on line {s.line}. Its first "
+            f"explicit argument is the value (of type `{wanted}`), not a proof, so `{shorten(p.term, 16)}` goes "
+            "after it.",
         )
     ]
 
@@ -723,11 +781,52 @@ def _hypothesis_states_it(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
+def _linear_consequence(p: Mismatch, s: Scene) -> list[Advice]:
+    """The needed fact follows from the term's fact (and the hypotheses) by adding them up:
+    `linarith [t]` over ℝ (`0 < y ^ 2 + 3` from `sq_nonneg y`), checked by
+    tutor/coach/linear.py, not guessed."""
+    if "?" in p.expected or "?" in p.has:
+        return []
+    types = {n: t for n, t in s.facts() if t}
+    domain = evidence.domain_of_text(s.statement + "\n" + p.expected, types)
+    if domain != evidence.REAL or "import Mathlib" not in s.text.text and not _mathlib_text(s):
+        return []
+    facts = [t for n, t in s.facts() if t and n != "_"]
+    in_scope = p.term in types
+    given = facts if in_scope else [*facts, p.has]
+    listed = "" if in_scope else f" [{p.term}]"
+    if linear.entails(p.expected, given, domain):
+        tactic, why = f"linarith{listed}", "adds up linear facts"
+    elif linear.nlinarith_proves(p.expected, given, domain):
+        tactic, why = f"nlinarith{listed}", "also multiplies facts in pairs"
+    else:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `{tactic}` on line {s.line} instead: `{shorten(p.term, 20)}` proves only "
+            f"`{shorten(p.has, 24)}`, and `{shorten(p.expected, 24)}` follows from it in one "
+            f"step that {tactic.split()[0]} finds ({why}).",
+        )
+    ]
+
+
+def _mathlib_text(s: Scene) -> bool:
+    return any(sym in s.statement + s.text.text for sym in ("ℝ", "ℚ"))
+
+
 def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
     # `?a < ?b` is a lemma's premise, not a goal; and omega knows only ℕ and ℤ.
     if "?" in p.expected or evidence.domain_of_text(s.statement) == evidence.REAL:
         return []
     if not is_linear_arith(p.expected, s.variable_types()):
+        return []
+    types = {n: t for n, t in s.facts() if t}
+    domain = (
+        evidence.INT if evidence.domain_of_text(p.expected, types) == evidence.INT else evidence.NAT
+    )
+    facts = [t for n, t in s.facts() if t and n != "_"]
+    if linear.omega_proves(p.expected, facts, domain) is False:
         return []
     return [
         (

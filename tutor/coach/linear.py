@@ -479,3 +479,30 @@ def nlinarith_proves(
         if not result:
             return result
     return True
+
+
+def omega_proves(goal: str, facts: Sequence[str], domain: str) -> bool | None:
+    """Whether `omega` proves the goal from the facts (ℕ or ℤ): linear entailment where, unlike
+    linarith, a `≠` fact is used, as the case split `a < b ∨ b < a` omega makes; a `≠` goal
+    is refuted by assuming the equation. None when something is not read."""
+    if domain not in (NAT, INT):
+        return None
+    split = split_target(strip_parens(goal))
+    plain = [f for f in facts if split_target(strip_parens(f)).shape is not Shape.NE]
+    unequal = [split_target(strip_parens(f)) for f in facts if f not in plain]
+    if split.shape is Shape.NE:
+        plain, goal = [*plain, f"{split.left} = {split.right}"], "False"
+    if len(unequal) > 3:
+        return None
+    verdict: bool | None = True
+    for choice in range(2 ** len(unequal)):
+        branch = list(plain)
+        for bit, ne in enumerate(unequal):
+            left, right = (ne.left, ne.right) if choice >> bit & 1 else (ne.right, ne.left)
+            branch.append(f"{left} < {right}")
+        result = entails(goal, branch, domain)
+        if result is None:
+            return None
+        if not result:
+            verdict = False
+    return verdict

@@ -61,7 +61,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do check the numbers on line {line}: `{shorten(want, 40)}` is false, so `rfl` "
             "cannot prove it. Choose a different witness or value so that both sides agree.",
         )
-    calc_step = _calc_missing_step(term, has_split, want_split, d, ctx)
+    calc_step = _calc_missing_step(term, has_split, want_split, d, ctx) or _calc_relation(
+        term, has_split, want_split, d, ctx
+    )
     if calc_step:
         return [calc_step]
     if want_split.shape is Shape.AND and has.strip() in (
@@ -118,6 +120,58 @@ def _calc_missing_step(
         f"{last}: the chain ends at `{shorten(has.right.strip(), 20)}`, but the goal "
         f"`{shorten(' '.join([want.left, want.op, want.right]), 30)}` ends at "
         f"`{shorten(want.right.strip(), 20)}`.",
+    )
+
+
+_CALC_STEP = re.compile(
+    r"^(?:calc\s+)?(?P<lhs>.+?)\s*(?P<op>[<≤=])\s*(?P<rhs>.+?)\s*:=\s*(?P<proof>.+)$"
+)
+_COMPOSE = {("<", "<"): "<", ("<", "≤"): "<", ("≤", "<"): "<", ("≤", "≤"): "≤"}
+
+
+def _calc_relation(
+    term: str, has: Split, want: Split, d: Diagnostic, ctx: Context
+) -> Advice | None:
+    """A calc step `_ < c := h2` whose proof gives `b ≤ c`: the step may state the relation
+    its proof gives, since calc chains `<` with `≤` (Lean's `Trans` instances), as long as the
+    chain still gives the goal's relation (at least one `<` for a `<` goal)."""
+    source = ctx.text.line(d.line).strip()
+    step = _CALC_STEP.match(source)
+    if step is None or step.group("proof").strip() != term.strip():
+        return None
+    if has.op not in ("<", "≤") or want.op not in ("<", "≤") or has.op == want.op:
+        return None
+    if (has.left.strip(), has.right.strip()) != (want.left.strip(), want.right.strip()):
+        return None
+    relations = []
+    opening = next(
+        (n for n in range(d.line, 0, -1) if ctx.text.line(n).strip().startswith("calc")), None
+    )
+    if opening is None:
+        return None
+    for number in range(opening, ctx.text.n_lines + 1):
+        code = ctx.text.line(number).strip()
+        found = _CALC_STEP.match(code)
+        if not found or not (code.startswith("calc") or code.startswith("_")):
+            break
+        relations.append(has.op if number == d.line else found.group("op"))
+    goal = traced_goal(ctx.statement, ctx.text, opening) or ""
+    result = None
+    for op in relations:
+        result = (
+            op
+            if result is None or op == "="
+            else (result if result == "=" else _COMPOSE[(result, op)])
+        )
+    goal_op = split_target(goal).op
+    if result is None or goal_op not in ("<", "≤") or (goal_op == "<" and result != "<"):
+        return None
+    fixed = f"_ {has.op} {step.group('rhs').strip()} := {term}"
+    return Advice(
+        d.line,
+        f"Do write `{fixed}` on line {d.line}: `{term}` proves `{shorten(' '.join([has.left, has.op, has.right]), 20)}`, "
+        f"and a calc chain may mix `<` and `≤` steps; with this one it still proves "
+        f"`{shorten(goal, 24)}`.",
     )
 
 
