@@ -678,7 +678,7 @@ def _explicit_value_first(p: Mismatch, s: Scene, head: str) -> list[Advice]:
     names = re.findall(r"(?<![\w.'])([A-Za-z_][\w'₀-₉]*)(?![\w'])", p.has)
     values = list(dict.fromkeys(n for n in names if types.get(n) == same_type.get(wanted, wanted)))
     value = values[0] if len(values) == 1 else "_"
-    application = " ".join(p.application.split())
+    application = " ".join((p.application or "").split())
     if not application.endswith(p.term):
         return []
     fixed = f"{application[: -len(p.term)].rstrip()} {value} {context.as_argument(p.term)}"
