@@ -156,6 +156,9 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
                 f"close it with `linarith`{using}: the goal is a linear combination of "
                 "hypotheses, which linarith finds (norm_num and simp do not use them)"
             )
+        helped = _with_library_facts(goal) if linear is False and mathlib else None
+        if helped:
+            return helped
         if shape is Shape.EQ:
             if linear is False and evidence.identity(goal.target, evidence.REAL) is False:
                 return (
@@ -212,6 +215,22 @@ def _follows_linearly(goal: Goal, domain: str) -> bool | None:
     tutor/coach/linear.py; None when some term is not read."""
     facts = [t for n, t in goal.named_facts() if n != "_"]
     return linear.entails(goal.target, facts, domain)
+
+
+def _with_library_facts(goal: Goal) -> str | None:
+    """`close it with `linarith [neg_abs_le x]`` when a Mathlib fact about `|x|`, a square or
+    a product makes the goal a linear consequence (checked, tutor/coach/linear.py)."""
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    found = linear.missing_facts(goal.target, facts, evidence.REAL)
+    if not found:
+        return None
+    if len(found) == 1 and linear.states(found[0][1], goal.target, evidence.REAL):
+        return f"close it with `exact {found[0][0]}`, the library lemma that states it"
+    listed = ", ".join(term for term, _ in found)
+    return (
+        f"close it with `linarith [{listed}]`: linarith cannot see inside `|x|`, squares or "
+        "products, and with this fact the goal is a linear combination"
+    )
 
 
 def _omega_language(target: str) -> bool:

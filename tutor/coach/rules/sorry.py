@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach.advice import first_step, next_step
+from tutor.coach.context import facts_in_scope, traced_goal
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -14,6 +19,7 @@ from tutor.coach.rules.base import (
     one,
 )
 from tutor.coach.source import proof_conclusion, statement_hypotheses
+from tutor.coach.verify import candidates_in
 from tutor.lean.types import Diagnostic
 
 
@@ -22,12 +28,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     lines = ctx.text.sorry_lines(span)
     anchor = lines[0] if lines else d.line
     more = f" (and {len(lines) - 1} more below)" if len(lines) > 1 else ""
-    goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor)
+    goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor) or _goal_of_step(ctx, anchor)
     if goal is None:
         return one(
             anchor,
-            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step; "
-            "Lean accepts nothing that contains `sorry`, so the theorem is not proved yet.",
+            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step: `sorry` "
+            "is only a placeholder for a missing proof, so Lean does not count the theorem as "
+            "proved yet.",
         )
     # The student wrote no step at all: the shape's first step is advice, the whole answer
     # (`exact ⟨h.2, h.1⟩`, `omega`) is a hint, offered as one (Advice.reveals).
@@ -38,19 +45,19 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         advice = [
             Advice(
                 anchor,
-                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
-                "work out from your hypotheses why it holds, one step at a time.",
+                f"Do replace the `sorry` on line {anchor}{more}, a placeholder, with a real proof "
+                f"of `{target}`: work out from your hypotheses why it holds, one step at a time.",
             )
         ]
     else:
         advice = [
             Advice(
                 anchor,
-                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
-                f"{start}.",
+                f"Do replace the `sorry` on line {anchor}{more}, a placeholder, with a real proof "
+                f"of `{target}`: {start}.",
             )
         ]
-    if answer != start:
+    if answer != start and candidates_in(answer):
         advice.append(
             Advice(anchor, f"Do replace the `sorry` on line {anchor}: {answer}.", reveals=True)
         )
@@ -68,3 +75,49 @@ def _goal_at_whole_proof_sorry(ctx: Context, decl_line: int, sorry_line: int) ->
         return None
     hyps = [Hypothesis((name,), typ) for name, typ in statement_hypotheses(header)]
     return Goal(conclusion, hyps)
+
+
+_HAVE = re.compile(r"^(?:·\s*)?have\s+[\w'₀-₉]*\s*:\s*(?P<type>.+?)\s*:=\s*(?:by\s+)?sorry\s*$")
+
+
+def _goal_of_step(ctx: Context, line: int) -> Goal | None:
+    """The goal a `sorry` stands for inside the proof: the statement of `have h : T := by
+    sorry`, or the part of an ∧ / ↔ that the bullet after `constructor` proves, with the
+    hypotheses in scope there (the statement's and what the proof introduced)."""
+    code = ctx.text.line(line).split("--", 1)[0].strip()
+    facts = facts_in_scope(ctx.statement, ctx.text, line)
+    hyps = [Hypothesis((name,), typ) for name, typ in facts if typ and name != "_"]
+    have = _HAVE.match(code)
+    if have:
+        return Goal(have.group("type"), hyps)
+    if not re.fullmatch(r"·\s*sorry", code):
+        return None
+    part = _bullet_part(ctx, line)
+    return Goal(part, hyps) if part else None
+
+
+def _bullet_part(ctx: Context, line: int) -> str | None:
+    """`q` for the second `·` after `constructor` on the goal `p ∧ q` (`q → p` for an ↔)."""
+    indent = ctx.text.indent(line)
+    bullets = 0
+    for number in range(line, 0, -1):
+        if not ctx.text.is_code(number):
+            continue
+        code = ctx.text.line(number).strip()
+        if ctx.text.indent(number) > indent:
+            continue
+        if ctx.text.indent(number) < indent:
+            return None
+        if code.startswith("·"):
+            bullets += 1
+            continue
+        if code != "constructor" or bullets > 2:
+            return None
+        goal = traced_goal(ctx.statement, ctx.text, number)
+        split = split_target(goal or "")
+        parts = {
+            Shape.AND: (split.left, split.right),
+            Shape.IFF: (f"{split.left} → {split.right}", f"{split.right} → {split.left}"),
+        }.get(split.shape)
+        return parts[bullets - 1] if parts else None
+    return None
