@@ -923,8 +923,19 @@ def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = (
         for name in hyp.names:
             types.setdefault(name, hyp.type)
     if is_linear_arith(target, types):
+        facts = [t for n, t in scene.facts() if t and n != "_"]
+        facts += [h.type for h in hypotheses if not _is_value_type(h.type)]
+        domain = (
+            evidence.INT if evidence.domain_of_text(target, types) == evidence.INT else evidence.NAT
+        )
+        if linear.omega_proves(target, facts, domain) is False:
+            return None  # omega would fail: the goal needs a fact the context lacks
         return "omega"
     return None
+
+
+def _is_value_type(typ: str) -> bool:
+    return bool(_VALUE_TYPE.fullmatch(_norm(typ)))
 
 
 def goal_at_first_step(scene: Scene) -> Goal | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import families, fixes
+from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.advice import next_step
 from tutor.coach.context import as_argument, proofs_of, same
 from tutor.coach.goals import (
@@ -133,6 +133,10 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
+    if goal is not None:
+        chained = _by_arithmetic(line, goal, scene, ctx, unify is not None)
+        if chained:
+            return [chained]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
     why = "its conclusion does not match the goal"
     if step:
@@ -145,6 +149,38 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         line,
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
+    )
+
+
+def _by_arithmetic(
+    line: int, goal: Goal, scene: fixes.Scene, ctx: Context, unified: bool
+) -> Advice | None:
+    """`apply h1` for `a < c` with `h1 : a < b`, `h2 : b < c`: no hypothesis concludes the
+    goal alone, but two chain into it (`lt_trans h1 h2`), or it follows by adding them up
+    (`linarith`, `omega`), checked by tutor/coach/linear.py."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    types = {n: t for n, t in facts if t}
+    domain = evidence.domain_of_text(goal.target, types)
+    chain = families.chain_for_goal(goal.target, facts, domain, ctx.mathlib)
+    given = [t for n, t in facts if t and n != "_" and "✝" not in n]
+    if chain:
+        return Advice(
+            line,
+            f"Do write `exact {chain}` on line {line}: no single hypothesis concludes the goal "
+            f"`{shorten(goal.target, 20)}`, but these two chain into it, and this lemma joins "
+            "them.",
+        )
+    if domain == evidence.REAL and ctx.mathlib and linear.entails(goal.target, given, domain):
+        tactic = "linarith"
+    elif domain in (evidence.NAT, evidence.INT) and linear.omega_proves(goal.target, given, domain):
+        tactic = "omega"
+    else:
+        return None
+    return Advice(
+        line,
+        f"Do write `{tactic}` on line {line} instead: no hypothesis concludes the goal "
+        f"`{shorten(goal.target, 20)}` by itself, but it follows by adding your hypotheses up, "
+        f"which {tactic} does.",
     )
 
 
