@@ -121,8 +121,8 @@ def _own_rule(
                 return Advice(
                     line,
                     f"Do swap the order first: write `rw [{lemma} {b} {a}{rule}]` on line {line}. "
-                    f"The goal has `{swapped}`, and rw matches only the exact order of the "
-                    f"factors, `{pattern}`.",
+                    f"The goal has `{swapped}`, and rw matches only the order written in the rule, "
+                    f"`{pattern}`.",
                 )
     return None
 
