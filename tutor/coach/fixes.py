@@ -971,7 +971,7 @@ def lean3_syntax(source: str, scene: Scene) -> str | None:
         return f"`obtain ⟨{pattern}⟩ := {target}` (or `rcases {target} with ⟨{pattern}⟩`)"
     assume = re.match(r"^(?:assume|assuming)\s+(.+?)\s*,?\s*$", source)
     if assume:
-        names = " ".join(n.strip(",") for n in assume.group(1).split() if n != ":")
+        names = " ".join(n.strip(",()") for n in assume.group(1).split(":")[0].split())
         return f"`intro {names}` (Lean 4 introduces premises with `intro`, not `assume`)"
     if source.startswith("{") or source.startswith("}"):
         return "a `·` bullet per goal instead of `{ ... }` blocks, with no commas"
