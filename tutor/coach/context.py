@@ -122,7 +122,11 @@ def _destructure(code: str, facts: list[Fact]) -> bool:
     names = [n.strip() for n in names_text.split(",")]
     typ = dict(facts).get(source)
     if typ is not None:
+        # rcases clears the hypothesis it takes apart (Mathlib/Tactic/RCases.lean), and an
+        # `rfl` part substitutes its equation away instead of naming it.
+        facts[:] = [(n, t) for n, t in facts if n != source]
         _split_pattern(names, typ, facts)
+        facts[:] = [(n, t) for n, t in facts if n != "rfl"]
     return True
 
 

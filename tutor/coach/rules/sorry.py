@@ -5,17 +5,16 @@ from __future__ import annotations
 import re
 
 from tutor.coach.advice import first_step, next_step
-from tutor.coach.context import facts_in_scope, traced_goal
+from tutor.coach.context import facts_in_scope
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
-    Shape,
     shorten,
-    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    bullet_part,
     one,
 )
 from tutor.coach.source import proof_conclusion, statement_hypotheses
@@ -92,32 +91,5 @@ def _goal_of_step(ctx: Context, line: int) -> Goal | None:
         return Goal(have.group("type"), hyps)
     if not re.fullmatch(r"·\s*sorry", code):
         return None
-    part = _bullet_part(ctx, line)
+    part = bullet_part(ctx, line)
     return Goal(part, hyps) if part else None
-
-
-def _bullet_part(ctx: Context, line: int) -> str | None:
-    """`q` for the second `·` after `constructor` on the goal `p ∧ q` (`q → p` for an ↔)."""
-    indent = ctx.text.indent(line)
-    bullets = 0
-    for number in range(line, 0, -1):
-        if not ctx.text.is_code(number):
-            continue
-        code = ctx.text.line(number).strip()
-        if ctx.text.indent(number) > indent:
-            continue
-        if ctx.text.indent(number) < indent:
-            return None
-        if code.startswith("·"):
-            bullets += 1
-            continue
-        if code != "constructor" or bullets > 2:
-            return None
-        goal = traced_goal(ctx.statement, ctx.text, number)
-        split = split_target(goal or "")
-        parts = {
-            Shape.AND: (split.left, split.right),
-            Shape.IFF: (f"{split.left} → {split.right}", f"{split.right} → {split.left}"),
-        }.get(split.shape)
-        return parts[bullets - 1] if parts else None
-    return None

@@ -46,8 +46,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if bare:
         return [bare]
     if "'↦', '=>'" in message or "`↦`, `=>`" in message:
-        fixed = _lean4_lambda(source_line.strip())
-        shown = f"`{fixed}`" if fixed else "`fun x => ...`"
+        lambda_line = _lean4_lambda(source_line.strip())
+        shown = f"`{lambda_line}`" if lambda_line else "`fun x => ...`"
         return one(
             line,
             f"Do write {shown} on line {line}: a Lean 3 `λ x, e` (or `fun x -> e`) is "

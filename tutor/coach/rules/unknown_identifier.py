@@ -24,6 +24,7 @@ from tutor.coach.names import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    goal_at,
     one,
 )
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -85,6 +86,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Without names Lean makes up inaccessible ones (shown with ✝) that you cannot "
             f"type, so `{name}` is unknown on line {line}{also}.",
         )
+    consumed = _taken_apart(ctx, name, line)
+    if consumed is not None:
+        return [consumed]
+    substituted = _substituted_by_rfl(ctx, name, line)
+    if substituted is not None:
+        return [substituted]
+    premise = _premise_not_introduced(ctx, name, line)
+    if premise is not None:
+        return [premise]
     lean4 = _lean3_namespace(name)
     if lean4 is not None:
         return [
@@ -423,3 +433,95 @@ def _type_word(typ: str) -> bool:
     return bool(
         re.fullmatch(r"(Prop|Type\S*|Nat|Int|ℕ|ℤ|ℝ|List\s+\S+|Bool|.*→\s*(Nat|Prop|ℕ))", typ)
     )
+
+
+_RFL_PATTERN = re.compile(r"^(?:·\s*)?(?:obtain|rcases|rintro)\b.*⟨[^⟨⟩]*\brfl\b[^⟨⟩]*⟩")
+
+
+def _substituted_by_rfl(ctx: Context, name: str, line: int) -> Advice | None:
+    """`obtain ⟨k, rfl⟩ := h`, then `rw [hk]`: the `rfl` part substituted the equation into
+    the goal instead of naming it, so there is no `hk` (and `h` itself is gone)."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        if not _RFL_PATTERN.match(code) or code.count("rfl") != 1:
+            continue
+        fixed = re.sub(r"\brfl\b", name, code, count=1)
+        step = ctx.text.line(line).strip()
+        return Advice(
+            number,
+            f"Do write `{fixed}` on line {number} if you want the equation as `{name}`: the "
+            f"`rfl` in the pattern substitutes it away, so no hypothesis is named `{name}`. "
+            f"Or delete `{step}` on line {line}: the goal already uses the substitution.",
+        )
+    return None
+
+
+def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact hqp hp` where the goal there is the implication `q → p` and nothing is named
+    `hp`: the premise was never introduced. When the function alone is the goal (`hqp : q →
+    p`), `exact hqp` is the whole step; else `intro` the premise first."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    goal = goal_at(ctx, line)
+    split = split_target(goal or "")
+    if split.shape not in (Shape.IMPLIES, Shape.NOT):
+        return None
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    call = re.fullmatch(rf"exact\s+([\w'₀-₉.]+)\s+{re.escape(name)}", code)
+    facts = dict(facts_in_scope(ctx.statement, ctx.text, line))
+    assert goal is not None
+    if call and same(facts.get(call.group(1), ""), goal):
+        function = call.group(1)
+        return Advice(
+            line,
+            f"Do write `exact {function}` on line {line}: the goal `{goal}` is an implication, "
+            f"and `{function}` already is one, so it needs no argument; `{name}` was never "
+            "introduced.",
+        )
+    return Advice(
+        line,
+        f"Do start with `intro {name}` before line {line}: the goal `{goal}` is an "
+        f"implication, and its premise is not in the context (as `{name}`) until you "
+        "introduce it.",
+    )
+
+
+_TAKE_APART = re.compile(
+    r"^(?:·\s*)?(?:obtain\s+⟨(?P<a>[^⟨⟩]+)⟩\s*:=\s*(?P<src>[\w'₀-₉]+)"
+    r"|rcases\s+(?P<src2>[\w'₀-₉]+)\s+with\s+⟨(?P<b>[^⟨⟩]+)⟩)\s*$"
+)
+
+
+def _taken_apart(ctx: Context, name: str, line: int) -> Advice | None:
+    """`obtain ⟨k, hk⟩ := h` above, then `h` again: rcases removes the hypothesis it takes
+    apart (Mathlib/Tactic/RCases.lean clears it), so only its parts are left."""
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        match = _TAKE_APART.match(code)
+        if not match or (match.group("src") or match.group("src2")) != name:
+            continue
+        parts = [p.strip() for p in (match.group("a") or match.group("b")).split(",")]
+        facts = dict(facts_in_scope(ctx.statement, ctx.text, line))
+        proofs = [
+            p for p in parts if p in facts and facts[p] and not _type_word(facts[p]) and p != "_"
+        ]
+        shown = ", ".join(f"`{p}`" for p in parts)
+        if len(proofs) == 1:
+            return Advice(
+                line,
+                f"Do use `{proofs[0]}` on line {line} instead of `{name}`: the `{code.split()[0]}` "
+                f"on line {number} took `{name}` apart and removed it; its parts are {shown}, "
+                f"and `{proofs[0]} : {facts[proofs[0]]}` is the fact.",
+            )
+        return Advice(
+            line,
+            f"Do use the parts of `{name}` on line {line}: the `{code.split()[0]}` on line "
+            f"{number} took `{name}` apart and removed it, leaving {shown}.",
+        )
+    return None
