@@ -43,6 +43,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         and has_split.left.strip() == want_split.right.strip()
         and has_split.right.strip() == want_split.left.strip()
     ):
+        swapped = _swapped_arguments(parts.term, has, want)
+        if swapped:
+            return one(
+                line,
+                f"Do write `exact {swapped}` on line {line}: the arguments of "
+                f"`{parts.term.split()[0]}` are in the wrong order; with them swapped it "
+                f"proves `{shorten(want, 40)}`, the goal.",
+            )
         return one(
             line,
             f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
@@ -89,6 +97,21 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
     )
+
+
+def _swapped_arguments(term: str, has: str, want: str) -> str | None:
+    """`Nat.add_comm a b` for the goal `a + b = b + a` written `Nat.add_comm b a`: swapping
+    the two value arguments turns the proved equation into the goal."""
+    match = re.fullmatch(r"([\w.']+)\s+([\w'₀-₉]+)\s+([\w'₀-₉]+)", " ".join(term.split()))
+    if not match or match.group(2) == match.group(3):
+        return None
+    head, a, b = match.groups()
+    exchanged = re.sub(
+        rf"(?<![\w.'])({re.escape(a)}|{re.escape(b)})(?![\w'])",
+        lambda m: b if m.group(1) == a else a,
+        has,
+    )
+    return f"{head} {b} {a}" if same(exchanged, want) else None
 
 
 def _witness_for(d: Diagnostic, ctx: Context) -> str | None:
