@@ -270,6 +270,8 @@ def _expanded(facts: Iterable[Fact]) -> list[Fact]:
             out.append((f"{term}.mpr", f"{split.right} → {split.left}"))
         elif split.shape is Shape.EQ:
             out.append((f"{as_argument(term)}.symm", f"{split.right} = {split.left}"))
+        elif split.shape is Shape.NE:
+            out.append((f"Ne.symm {as_argument(term)}", f"{split.right} ≠ {split.left}"))
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, families, fixes, linear
-from tutor.coach.advice import next_step
+from tutor.coach.advice import binder_names, next_step
 from tutor.coach.context import as_argument, proofs_of, same
 from tutor.coach.goals import (
     Goal,
@@ -38,11 +38,13 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(goals[0].target, 40)}`, so name the next premise there too (for "
                 "example `intro hp hq`) before using `constructor`.",
             )
+        names = " ".join(binder_names(goals[0].target)) if shape is Shape.FORALL else ""
+        kind = "a ∀" if shape is Shape.FORALL else "an implication"
         return one(
             d.line,
-            f"Do start with `intro` before line {d.line}: the goal "
-            f"`{shorten(goals[0].target, 40)}` is an implication, and `constructor` only "
-            "splits ∧, ↔ and similar goals.",
+            f"Do write `intro {names or 'h'}` on line {d.line} instead of `constructor`: the "
+            f"goal `{shorten(goals[0].target, 40)}` is {kind}, and `constructor` only splits ∧, "
+            "↔ and similar goals.",
         )
     if goals and shape in (Shape.NOT, Shape.NE):
         return [_negation_by_intro(d, ctx, goals[0])]

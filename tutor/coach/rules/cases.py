@@ -229,15 +229,20 @@ def _not_inductive(d: Diagnostic, ctx: Context) -> list[Advice]:
     typ = dict(facts).get(target, "")
     shape = split_target(typ).shape if typ else Shape.OTHER
     what = "a value of an inductive type (a natural number, a list, an ∨, ∧ or ∃ fact)"
-    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT):
+    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT, Shape.NE):
         goal = traced_goal(ctx.statement, ctx.text, line)
         proofs = [p for p in proofs_of(goal, facts) if target in p] if goal else []
         use = f"`exact {proofs[0]}`" if proofs else f"`apply {target}`"
+        meaning = (
+            f" (`{shorten(typ, 16)}` means `{shorten(split_target(typ).left, 10)} = "
+            f"{shorten(split_target(typ).right, 10)} → False`)"
+            if shape is Shape.NE
+            else ""
+        )
         return one(
             line,
             f"Don't use `{tactic}` on `{target}` on line {line}: it splits {what}, and "
-            f"`{target} : {shorten(typ, 20)}` is an implication, which you use by applying it: "
-            f"{use}.",
+            f"`{target}` is an implication{meaning}, which you use by applying it: {use}.",
         )
     return one(
         line,

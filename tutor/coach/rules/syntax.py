@@ -81,7 +81,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     )
 
 
-_LAMBDA = re.compile(r"(?:λ|fun)\s+([^,=]+?)\s*(?:,|->)\s*")
+_LAMBDA = re.compile(r"(?:λ|fun)\s+((?:⟨[^⟨⟩]*⟩|[^,=⟨])+?)\s*(?:,|->)\s*")
 
 
 def _lean4_lambda(source: str) -> str | None:
