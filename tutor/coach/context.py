@@ -253,7 +253,7 @@ def as_argument(term: str) -> str:
     return term if re.fullmatch(r"[\w.'₀-₉]+", term) else f"({term})"
 
 
-def _expanded(facts: Iterable[Fact]) -> list[Fact]:
+def expanded(facts: Iterable[Fact]) -> list[Fact]:
     """Each fact with its projections: `h.1`/`h.2` of ∧ (nested), `h.mp`/`h.mpr` of ↔ (as
     implications), `h.symm` of =."""
     out: list[Fact] = []
@@ -277,7 +277,7 @@ def _expanded(facts: Iterable[Fact]) -> list[Fact]:
 
 def proofs_of(wanted: str, facts: Sequence[Fact], depth: int = 2) -> list[str]:
     """Terms built from `facts` whose type is `wanted`, simplest first (may be empty)."""
-    atoms = _expanded(facts)
+    atoms = expanded(facts)
     found = _derive(normal(wanted), atoms, depth)
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=len)
@@ -376,7 +376,7 @@ def _constructors(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
                 return [f"fun {name} => {name} {as_argument(proof[0])}"]
         # ¬A is A → False: assume A under a fresh name and derive False with it.
         name = _fresh("h", atoms)
-        proof = _derive("False", _expanded([(name, split.right)]) + atoms, depth - 1)
+        proof = _derive("False", expanded([(name, split.right)]) + atoms, depth - 1)
         if proof and not proof[0].startswith("absurd rfl"):
             return [f"fun {name} => {proof[0]}"]
     return []
@@ -534,5 +534,5 @@ def _contradictions(atoms: list[Fact]) -> list[str]:
 
 def contradiction(facts: Sequence[Fact]) -> str | None:
     """A term proving anything from contradictory facts (`absurd rfl h` for `h : 0 ≠ 0`)."""
-    found = _contradictions(_expanded(facts))
+    found = _contradictions(expanded(facts))
     return found[0] if found else None

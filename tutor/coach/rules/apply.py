@@ -6,7 +6,7 @@ import re
 
 from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.advice import binder_names, next_step
-from tutor.coach.context import as_argument, proofs_of, same
+from tutor.coach.context import as_argument, expanded, proofs_of, same
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -125,7 +125,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(conclusion, 20)}`, a different relation from the goal "
                 f"`{shorten(goal.target, 20)}`, and `{relative}` is its relative for that one.",
             )
-        better = _concluding(goal.target, facts, applied)
+        better = _concluding(goal.target, facts, applied) or _concluding(
+            goal.target, facts + [f for f in expanded(facts) if "." in f[0]], applied
+        )
         if better is not None:
             name, term = better
             then = f" (all of it: `exact {term}`)" if term != name else ""
