@@ -47,31 +47,106 @@ def traced_goal(statement: str, text: AttemptText, line: int) -> str | None:
     return _trace(statement, text, line).goal
 
 
+@dataclass
+class _Branches:
+    """A `cases h with` / `rcases h with a | b` on a fact: each branch keeps the goal and adds
+    the constructor's fields (the fact itself is cleared)."""
+
+    goal: str | None
+    facts: list[Fact]
+    typ: str
+    indent: int
+    names: list[str]  # `rcases ... with a | b`: one name per branch, taken by `·` bullets
+    taken: int = 0
+
+
+_SPLIT_FACT = re.compile(r"^(?:cases|rcases)\s+([\w'₀-₉]+)\s+with\s*(.*)$")
+_ALTERNATIVE = re.compile(r"^\|\s*(\w+)((?:\s+[\w'₀-₉]+)*)\s*=>\s*(.*)$")
+
+
 def _trace(statement: str, text: AttemptText, line: int) -> _Scope:
     facts: list[Fact] = list(statement_hypotheses(statement))
     goal = proof_conclusion(statement)
+    branches: _Branches | None = None
     start = _proof_start(text)
-    for number in range(start, min(line, text.n_lines + 1)):
-        code = text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+    for number in range(start, min(line, text.n_lines) + 1):
+        raw = text.line(number).split("--", 1)[0]
+        code = raw.strip()
         if not code:
             continue
-        intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
-        if intro and goal is not None:
-            for name in re.findall(r"⟨[^⟨⟩]*⟩|[^\s⟨⟩]+", intro.group(1)):
-                if name.startswith("⟨"):  # `rintro ⟨hp, hq⟩`: peel, then take it apart
-                    goal = _peel(goal, "\x00", facts)
-                    if goal is not None:
-                        premise = facts.pop()[1]
-                        _split_pattern([n.strip() for n in name[1:-1].split(",")], premise, facts)
-                else:
-                    goal = _peel(goal, name, facts)
-                if goal is None:
-                    break
+        if branches is not None and text.indent(number) <= branches.indent:
+            entered = _enter_branch(branches, code, text.indent(number))
+            if entered is not None:
+                goal, facts, code = branches.goal, entered, _rest_of_branch_line(code)
+                if not code:
+                    continue
+            elif text.indent(number) < branches.indent or not code.startswith("|"):
+                branches = None if not code.startswith("·") else branches
+        if number == line:
+            break  # the line itself: only the names its own branch binds
+        code = code.lstrip("·").strip()
+        split = _SPLIT_FACT.match(code)
+        typ = dict(facts).get(split.group(1), "") if split else ""
+        if split and typ and split_target(typ).shape in (Shape.OR, Shape.AND, Shape.EXISTS):
+            names = [n.strip() for n in split.group(2).split("|")] if "|" in split.group(2) else []
+            if split.group(2).strip() and not names:
+                _destructure(f"rcases {split.group(1)} with {split.group(2).strip()}", facts)
+                continue
+            kept = [(n, t) for n, t in facts if n != split.group(1)]
+            branches = _Branches(goal, kept, typ, text.indent(number), names)
             continue
-        if _destructure(code, facts) or _have(code, facts):
-            continue
-        goal = None  # any other step changes the goal in ways not traced here
+        goal = _step(code, goal, facts)
     return _Scope(facts, goal)
+
+
+def _enter_branch(branches: _Branches, code: str, indent: int) -> list[Fact] | None:
+    """The facts of the branch `code` opens (`| inl hp =>`, or the next `·` after `rcases h
+    with hp | hq`), else None."""
+    split = split_target(branches.typ)
+    sides = [split.left, split.right] if split.shape is Shape.OR else []
+    alternative = _ALTERNATIVE.match(code)
+    if alternative and indent == branches.indent and not branches.names:
+        ctor, names = alternative.group(1), alternative.group(2).split()
+        facts = list(branches.facts)
+        if ctor in ("inl", "inr") and sides and names:
+            facts.append((names[0], sides[0 if ctor == "inl" else 1]))
+        elif ctor == "intro" and names:
+            _split_pattern(names, branches.typ, facts)
+        return facts
+    if code.startswith("·") and branches.names and indent == branches.indent:
+        index = branches.taken
+        branches.taken += 1
+        if index >= len(branches.names) or len(sides) != len(branches.names):
+            return list(branches.facts)
+        return [*branches.facts, (branches.names[index], sides[index])]
+    return None
+
+
+def _rest_of_branch_line(code: str) -> str:
+    alternative = _ALTERNATIVE.match(code)
+    if alternative:
+        return alternative.group(3).strip()
+    return code.lstrip("·").strip()
+
+
+def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
+    """The goal after one tactic line: names introduced are traced, anything else is not."""
+    intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
+    if intro and goal is not None:
+        for name in re.findall(r"⟨[^⟨⟩]*⟩|[^\s⟨⟩]+", intro.group(1)):
+            if name.startswith("⟨"):  # `rintro ⟨hp, hq⟩`: peel, then take it apart
+                goal = _peel(goal, "\x00", facts)
+                if goal is not None:
+                    premise = facts.pop()[1]
+                    _split_pattern([n.strip() for n in name[1:-1].split(",")], premise, facts)
+            else:
+                goal = _peel(goal, name, facts)
+            if goal is None:
+                break
+        return goal
+    if _destructure(code, facts) or _have(code, facts):
+        return goal
+    return None  # any other step changes the goal in ways not traced here
 
 
 def _proof_start(text: AttemptText) -> int:

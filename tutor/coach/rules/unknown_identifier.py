@@ -37,7 +37,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     match = _UNKNOWN_NAME.search(d.message)
     name = match.group(1).rstrip("'`’") if match else ctx.text.token_at(d.line, d.column)
     line = d.line
-    if name in TACTICS:
+    if name in ("left", "right") and _unnamed_binder(ctx, name, line) is not None:
+        pass  # the names Lean 3 `cases` gave the halves of an ∧: handled below
+    elif name in TACTICS:
         extra = (
             " (and not part of core Lean)" if name in MATHLIB_TACTICS and not ctx.mathlib else ""
         )
@@ -350,6 +352,8 @@ _BARE_SPLIT = re.compile(r"^(cases|induction)\s+([\w'₀-₉]+)\s*;?$")
 def _obtain_names(name: str, typ: str, shape: Shape) -> str:
     """The pattern of an `obtain` that gives `name` to the part the student used: a proof name
     (`h...`) is the property of an ∃ or the second half of an ∧; another name is the witness."""
+    if name in ("left", "right"):
+        return "left, right"  # the names Lean 4 `cases` gives the halves (`left✝`, `right✝`)
     if shape is Shape.EXISTS:
         witness = (binder_names(typ) or ["w"])[0]
         return f"{witness}, {name}" if name.startswith("h") else f"{name}, h{name}"
@@ -474,6 +478,12 @@ def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None
     call = re.fullmatch(rf"exact\s+([\w'₀-₉.]+)\s+{re.escape(name)}", code)
     facts = dict(facts_in_scope(ctx.statement, ctx.text, line))
     assert goal is not None
+    function = split_target(facts.get(call.group(1), "")) if call else None
+    premise = split.left if split.shape is Shape.IMPLIES else split.right
+    if call is None or function is None or function.shape is not Shape.IMPLIES:
+        return None
+    if not same(function.left, premise):
+        return None  # the argument is not the goal's premise: not a missing `intro`
     if call and same(facts.get(call.group(1), ""), goal):
         function = call.group(1)
         return Advice(
