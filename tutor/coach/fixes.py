@@ -138,6 +138,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         return []
     parts = Mismatch(parts.term, _norm(parts.has), _norm(parts.expected), parts.application)
     for rule in (
+        _absurd_order,
         _missing_argument,
         _iff_direction,
         _cast_mismatch,
@@ -165,6 +166,29 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         if advice:
             return advice
     return []
+
+
+def _absurd_order(p: Mismatch, s: Scene) -> list[Advice]:
+    """`absurd hnp hp`: `absurd (h₁ : a) (h₂ : ¬a) : b` (Init/Prelude.lean) takes the fact
+    first and its negation second, so the negation in first place asks for `¬¬p`."""
+    match = re.fullmatch(r"absurd\s+(\S+)\s+(\S+)", " ".join((p.application or "").split()))
+    if not match or match.group(2) != p.term:
+        return []
+    first = dict(s.facts()).get(match.group(1), "")
+    if not first or _norm(first) not in (
+        f"¬{_norm(p.has)}",
+        f"¬ {_norm(p.has)}",
+        f"¬({_norm(p.has)})",
+    ):
+        return []
+    fixed = f"absurd {p.term} {match.group(1)}"
+    return [
+        (
+            s.line,
+            f"Do write `exact {fixed}` on line {s.line}: `absurd` takes the fact first and its "
+            f"negation second, so with `{match.group(1)}` first it asks for `¬¬...` next.",
+        )
+    ]
 
 
 def _missing_argument(p: Mismatch, s: Scene) -> list[Advice]:

@@ -71,11 +71,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         if len(expected) == 1:
             want = expected[0]
+            names = _alternative_names(ctx.text.line(d.line))
+            shape = f"| {want}{names} =>" if names else _CASE_SHAPES.get(want, "| " + want)
             return one(
                 d.line,
-                f"Do rename the alternative on line {d.line} to "
-                f"`{_CASE_SHAPES.get(want, '| ' + want)}`: the constructor is called `{want}`, "
-                f"not `{written}`.",
+                f"Do rename the alternative on line {d.line} to `{shape}`: the constructor is "
+                f"called `{want}`, not `{written}`.",
             )
         side = _SIDES.get(short) or _by_position(ctx.text, d.line, expected)
         if side in expected:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.context import proofs_of
 from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
 from tutor.coach.rewriting import rewrites
@@ -91,6 +91,7 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     types = {**scene.variable_types(), **goal.variable_types()}
     domain = evidence.domain_of_text(target, types)
     follows = evidence.consequence_of(target, facts)
+    closer = linear_closer(target, facts, domain, ctx.mathlib)
     if opening.startswith("not a positivity goal"):
         closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
         fix = (
@@ -111,12 +112,13 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"and `{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
             "that out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
         )
-    if follows and (ctx.mathlib or domain == evidence.REAL):
+    if closer:
+        source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return one(
             line,
-            f"Do use `linarith` on line {line} instead of `positivity`: it {NEEDS['positivity']}"
-            f" and does not rearrange hypotheses, while the goal follows from `{follows}` in one "
-            "linear step.",
+            f"Do use `{closer}` on line {line} instead of `positivity`: it "
+            f"{NEEDS['positivity']} and does not use hypotheses that way, while the goal "
+            f"follows {source}.",
         )
     return one(
         line,
@@ -124,6 +126,19 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         "(squares, absolute values, positive numerals, variables with hypotheses like `0 < x`), "
         f"and found no reason why `{shorten(target, 24)}` holds.",
     )
+
+
+def linear_closer(
+    target: str, facts: list[tuple[str, str]], domain: str, mathlib: bool
+) -> str | None:
+    """`linarith` (Mathlib) or `omega` (ℕ, ℤ) when the goal follows from the facts by adding
+    them up, checked by tutor/coach/linear.py; None without that evidence."""
+    given = [t for n, t in facts if t and n != "_" and "✝" not in n]
+    if domain == evidence.REAL:
+        return "linarith" if mathlib and linear.entails(target, given, domain) else None
+    if linear.omega_proves(target, given, domain):
+        return "omega"
+    return None
 
 
 def _traced(scene: fixes.Scene) -> Goal | None:
@@ -160,6 +175,18 @@ def _ring(
     """`ring` on an equation that is no identity: the hypothesis that makes it one (rewrite
     first), or say it needs the hypotheses. Identities are tested by evaluation."""
     domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if split_target(goal.target).shape in (Shape.LE, Shape.LT):
+        closer = linear_closer(goal.target, facts, domain, mathlib)
+        return Advice(
+            line,
+            f"Do use `{closer}` on line {line} instead of `ring`: ring proves only equations, "
+            f"and `{shorten(goal.target, 24)}` is an inequality, which {closer} gets by adding "
+            "up your facts."
+            if closer
+            else f"Don't use `ring` on line {line}: it proves only equations, and "
+            f"`{shorten(goal.target, 24)}` is an inequality; compare the two sides with your "
+            "hypotheses instead.",
+        )
     if evidence.identity(goal.target, domain) is not False:
         return None
     for found in rewrites(facts, goal.target):
@@ -171,11 +198,13 @@ def _ring(
                 f"with `{found.name}`, and after the rewrite it is an identity ring proves.",
             )
     follows = evidence.consequence_of(goal.target, facts)
-    if follows and (mathlib or domain == evidence.REAL):
+    closer = linear_closer(goal.target, facts, domain, mathlib)
+    if closer:
+        source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return Advice(
             line,
-            f"Do use `linarith` on line {line} instead of `ring`: the goal is not true for all "
-            f"values, and it follows from `{follows}` in one linear step.",
+            f"Do use `{closer}` on line {line} instead of `ring`: the goal is not true for all "
+            f"values, and it follows {source}.",
         )
     return Advice(
         line,
