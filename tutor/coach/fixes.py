@@ -532,14 +532,18 @@ def _or_constructor_side(p: Mismatch, s: Scene) -> list[Advice]:
         return []
     chose, other_side = match.group(1), "inr" if match.group(1) == "inl" else "inl"
     wanted = split.right if chose == "inl" else split.left
+    proof = p.term
     if not context.same(p.has, wanted):
-        return []
+        built = [t for t in context.proofs_of(wanted, s.facts()) if p.term in t]
+        if not built:
+            return []
+        proof = built[0]
     side = "right" if chose == "inl" else "left"
     return [
         _term_advice(
             s,
-            f"Or.{other_side} {context.as_argument(p.term)}",
-            f"`{shorten(p.term, 16)}` proves `{shorten(p.has, 16)}`, the {side} side of "
+            f"Or.{other_side} {context.as_argument(proof)}",
+            f"`{shorten(proof, 16)}` proves `{shorten(wanted, 16)}`, the {side} side of "
             f"`{shorten(goal, 24)}`, and `Or.{other_side}` is the constructor for that side",
         )
     ]

@@ -506,3 +506,14 @@ def omega_proves(goal: str, facts: Sequence[str], domain: str) -> bool | None:
         if not result:
             verdict = False
     return verdict
+
+
+def closer(target: str, facts: Sequence[tuple[str, str]], domain: str, mathlib: bool) -> str | None:
+    """`linarith` (with Mathlib) or `omega` (ℕ, ℤ) when the goal follows from the facts by
+    adding them up; None without that evidence."""
+    given = [t for n, t in facts if t and n != "_" and "✝" not in n]
+    if domain == REAL:
+        return "linarith" if mathlib and entails(target, given, domain) else None
+    if omega_proves(target, given, domain):
+        return "omega"
+    return None

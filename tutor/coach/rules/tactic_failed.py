@@ -91,7 +91,7 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     types = {**scene.variable_types(), **goal.variable_types()}
     domain = evidence.domain_of_text(target, types)
     follows = evidence.consequence_of(target, facts)
-    closer = linear_closer(target, facts, domain, ctx.mathlib)
+    closer = linear.closer(target, facts, domain, ctx.mathlib)
     if opening.startswith("not a positivity goal"):
         closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
         fix = (
@@ -104,13 +104,14 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"Don't use `positivity` on line {line}: it {NEEDS['positivity']}, and "
             f"`{shorten(target, 24)}` is not of that form.{fix}",
         )
-    zero = _false_at_zero(target, domain, facts) if "strict" in opening else None
+    zero = _false_at_zero(target, domain, facts)
     if zero is not None:
+        weaker = "could prove only a weaker claim" if "strict" in opening else "cannot prove it"
         return one(
             line,
-            f"Do check the goal on line {line}: `positivity` could prove only a weaker claim, "
-            f"and `{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
-            "that out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
+            f"Do check the goal on line {line}: `positivity` {weaker}, and "
+            f"`{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules that "
+            "out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
         )
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
@@ -122,23 +123,10 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         )
     return one(
         line,
-        f"Do give `positivity` what it lacks on line {line}: it {NEEDS['positivity']} "
-        "(squares, absolute values, positive numerals, variables with hypotheses like `0 < x`), "
-        f"and found no reason why `{shorten(target, 24)}` holds.",
+        f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "
+        "parts of `e` (squares, `|x|`, positive numerals, variables with a hypothesis `0 < x`) "
+        f"and found no such reason for `{shorten(target, 24)}`.",
     )
-
-
-def linear_closer(
-    target: str, facts: list[tuple[str, str]], domain: str, mathlib: bool
-) -> str | None:
-    """`linarith` (Mathlib) or `omega` (ℕ, ℤ) when the goal follows from the facts by adding
-    them up, checked by tutor/coach/linear.py; None without that evidence."""
-    given = [t for n, t in facts if t and n != "_" and "✝" not in n]
-    if domain == evidence.REAL:
-        return "linarith" if mathlib and linear.entails(target, given, domain) else None
-    if linear.omega_proves(target, given, domain):
-        return "omega"
-    return None
 
 
 def _traced(scene: fixes.Scene) -> Goal | None:
@@ -176,7 +164,7 @@ def _ring(
     first), or say it needs the hypotheses. Identities are tested by evaluation."""
     domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
     if split_target(goal.target).shape in (Shape.LE, Shape.LT):
-        closer = linear_closer(goal.target, facts, domain, mathlib)
+        closer = linear.closer(goal.target, facts, domain, mathlib)
         return Advice(
             line,
             f"Do use `{closer}` on line {line} instead of `ring`: ring proves only equations, "
@@ -198,7 +186,7 @@ def _ring(
                 f"with `{found.name}`, and after the rewrite it is an identity ring proves.",
             )
     follows = evidence.consequence_of(goal.target, facts)
-    closer = linear_closer(goal.target, facts, domain, mathlib)
+    closer = linear.closer(goal.target, facts, domain, mathlib)
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return Advice(
