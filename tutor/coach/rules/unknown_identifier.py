@@ -484,12 +484,12 @@ def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None
         return None
     if not same(function.left, premise):
         return None  # the argument is not the goal's premise: not a missing `intro`
-    if call and same(facts.get(call.group(1), ""), goal):
-        function = call.group(1)
+    if same(facts.get(call.group(1), ""), goal):
+        head = call.group(1)
         return Advice(
             line,
-            f"Do write `exact {function}` on line {line}: the goal `{goal}` is an implication, "
-            f"and `{function}` already is one, so it needs no argument; `{name}` was never "
+            f"Do write `exact {head}` on line {line}: the goal `{goal}` is an implication, "
+            f"and `{head}` already is one, so it needs no argument; `{name}` was never "
             "introduced.",
         )
     return Advice(
