@@ -455,6 +455,15 @@ def _substituted_by_rfl(ctx: Context, name: str, line: int) -> Advice | None:
             continue
         fixed = re.sub(r"\brfl\b", name, code, count=1)
         step = ctx.text.line(line).strip()
+        if re.fullmatch(
+            rf"(?:rw|rewrite|simp only|simp)\s*\[\s*(?:←\s*)?{re.escape(name)}\s*\]", step
+        ):
+            return Advice(
+                line,
+                f"Do delete `{step}` on line {line}: the `rfl` in the pattern on line {number} "
+                f"already substituted the equation into the goal, so there is nothing named "
+                f"`{name}` and nothing left to rewrite (or write `{fixed}` to keep it).",
+            )
         return Advice(
             number,
             f"Do write `{fixed}` on line {number} if you want the equation as `{name}`: the "
