@@ -146,7 +146,33 @@ def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
         return goal
     if _destructure(code, facts) or _have(code, facts):
         return goal
+    special = re.match(r"^specialize\s+([\w'₀-₉]+)\s+(.+)$", code)
+    if special:
+        # `specialize h 2` replaces `h : ∀ n, P n` by `h : P 2` (Lean/Elab/Tactic/Specialize);
+        # when the instance cannot be read here, the fact's type is left unknown.
+        name, values = special.group(1), special.group(2).split()
+        typ = dict(facts).get(name, "")
+        instance = instantiate(typ, values)
+        facts[:] = [(n, instance if n == name else t) for n, t in facts]
+        return goal
     return None  # any other step changes the goal in ways not traced here
+
+
+def instantiate(typ: str, values: list[str]) -> str:
+    """`P 2` for `∀ n, P n` at `2` (binders in order, premises not taken); "" when unsure."""
+    text = typ
+    for value in values:
+        binder = re.match(
+            r"^∀\s*\(?\s*([\w'₀-₉]+)((?:\s+[\w'₀-₉]+)*)\s*(?::\s*([^,)]+))?\)?\s*,\s*(.+)$",
+            normal(text),
+        )
+        if not binder:
+            return ""
+        var, more, kind, body = binder.groups()
+        body = _rename(body, var, as_argument(value))
+        rest = more.split()
+        text = f"∀ {' '.join(rest)}{' : ' + kind.strip() if kind else ''}, {body}" if rest else body
+    return text
 
 
 def _proof_start(text: AttemptText) -> int:

@@ -138,6 +138,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         return []
     parts = Mismatch(parts.term, _norm(parts.has), _norm(parts.expected), parts.application)
     for rule in (
+        _respecialize,
         _absurd_order,
         _missing_argument,
         _iff_direction,
@@ -165,6 +166,40 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         advice = rule(parts, scene)
         if advice:
             return advice
+    return []
+
+
+def _respecialize(p: Mismatch, s: Scene) -> list[Advice]:
+    """`specialize h 2` then `exact h` where the goal is `h`'s statement at 3: the earlier line
+    chose the value; the ∀ as stated gives the goal at the value read off the goal."""
+    for number in range(s.line - 1, 0, -1):
+        code = s.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        match = re.fullmatch(rf"specialize\s+{re.escape(p.term)}\s+(.+)", code)
+        if not match:
+            continue
+        original = dict(context.facts_in_scope(s.statement, s.text, number)).get(p.term, "")
+        chosen = match.group(1).split()
+        candidates = list(
+            dict.fromkeys(re.findall(r"(?<![\w.'])(\d+|[a-z][\w'₀-₉]*)(?![\w'])", p.expected))
+        )
+        fits = [
+            v
+            for v in candidates[:8]
+            if len(chosen) == 1
+            and original
+            and context.same(context.instantiate(original, [v]), p.expected)
+        ]
+        if len(fits) != 1 or fits[0] == chosen[0]:
+            return []
+        values = fits[0]
+        return [
+            (
+                number,
+                f"Do write `specialize {p.term} {values}` on line {number}: the goal "
+                f"`{shorten(p.expected, 24)}` is `{p.term}` at {values}, and with "
+                f"{match.group(1).strip()} it says `{shorten(p.has, 24)}` instead.",
+            )
+        ]
     return []
 
 

@@ -61,7 +61,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
 _PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)
 # "Expected type must not contain free variables\n  n + 1 < 5\n\nHint: ..." (decide's
 # precondition: a closed proposition, Lean/Elab/Tactic/Decide.lean `preprocessPropToDecide`)
-_FREE = re.compile(r"free variables\s*\n\s+(.+?)\n", re.IGNORECASE)
+_FREE = re.compile(r"must not contain [^\n]*variables\s*\n\s+(.+?)\n", re.IGNORECASE)
 
 
 def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:

@@ -10,6 +10,7 @@ from tutor.coach.advice import binder_names
 from tutor.coach.context import facts_in_scope, same, traced_goal
 from tutor.coach.goals import (
     Shape,
+    shorten,
     split_target,
 )
 from tutor.coach.names import (
@@ -91,6 +92,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     consumed = _taken_apart(ctx, name, line)
     if consumed is not None:
         return [consumed]
+    parts = _parts_never_named(ctx, name, line)
+    if parts is not None:
+        return [parts]
     substituted = _substituted_by_rfl(ctx, name, line)
     if substituted is not None:
         return [substituted]
@@ -542,5 +546,41 @@ def _taken_apart(ctx: Context, name: str, line: int) -> Advice | None:
             line,
             f"Do use the parts of `{name}` on line {line}: the `{code.split()[0]}` on line "
             f"{number} took `{name}` apart and removed it, leaving {shown}.",
+        )
+    return None
+
+
+def _parts_never_named(ctx: Context, name: str, line: int) -> Advice | None:
+    """`intro h` (h : p ∧ q), then `hp`, `hq`: the names of the halves, in the usual `h` + the
+    proposition's name, were never given; the fact is still whole. Take it apart where it is
+    introduced (`intro ⟨hp, hq⟩`), or with `obtain`, or use its projections."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for fact, typ in facts_in_scope(ctx.statement, ctx.text, line):
+        split = split_target(typ) if typ else None
+        if split is None or split.shape is not Shape.AND or "✝" in fact:
+            continue
+        sides = [split.left.strip(), split.right.strip()]
+        names = [f"h{side}" if re.fullmatch(r"[a-zα-ω][\w'₀-₉]*", side) else "" for side in sides]
+        if name not in names or "" in names:
+            continue
+        pattern = f"⟨{', '.join(names)}⟩"
+        projection = f"{fact}.{names.index(name) + 1}"
+        for number in range(line - 1, 0, -1):
+            code = ctx.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+            intro = re.fullmatch(r"(intro|rintro)((?:\s+\S+)+)", code)
+            if intro and fact in intro.group(2).split():
+                fixed = re.sub(rf"(?<![\w.']){re.escape(fact)}(?![\w'])", pattern, code, count=1)
+                return Advice(
+                    number,
+                    f"Do write `{fixed}` on line {number}: `{fact} : {shorten(typ, 20)}` is "
+                    f"introduced whole, and its halves are never named `{names[0]}` and "
+                    f"`{names[1]}` (or use `{projection}` for `{name}` on line {line}).",
+                )
+        return Advice(
+            line,
+            f"Do take `{fact}` apart first: write `obtain {pattern} := {fact}` before line {line}, "
+            f"since `{fact} : {shorten(typ, 20)}` has halves that are never named `{names[0]}` "
+            f"and `{names[1]}` (or use `{projection}` for `{name}`).",
         )
     return None
