@@ -517,3 +517,21 @@ def closer(target: str, facts: Sequence[tuple[str, str]], domain: str, mathlib: 
     if omega_proves(target, given, domain):
         return "omega"
     return None
+
+
+def square_hints(goal: str, facts: Sequence[str], domain: str) -> list[str] | None:
+    """`["sq_nonneg (a - b)"]`: the one square that, given to nlinarith, proves the goal (tried
+    over the variables and numerals of the goal: `(a - b)`, `(a + b)`, `(a - c)`); None when
+    nlinarith needs none or none of these works."""
+    if nlinarith_proves(goal, facts, domain) is not False:
+        return None
+    texts = [goal, *facts]
+    names = sorted({a for t in texts for a in atoms(t, domain) if _is_plain(a)})[:4]
+    numbers = sorted(set(re.findall(r"(?<![\w.])\d+(?![\w.])", goal)) - {"0", "2"})[:3]
+    candidates = [f"{a} - {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
+    candidates += [f"{a} + {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
+    candidates += [f"{a} - {c}" for a in names for c in ["1", *numbers]]
+    for inside in candidates[:16]:
+        if nlinarith_proves(goal, facts, domain, [f"0 ≤ ({inside}) ^ 2"]):
+            return [f"sq_nonneg ({inside})"]
+    return None

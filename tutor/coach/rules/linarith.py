@@ -189,7 +189,16 @@ def _with_library_facts(
             f"{'this fact' if len(terms) == 1 else 'these facts'} the goal is a linear "
             "combination.",
         )
-    if linear.nlinarith_proves(target, [t for n, t in facts if n != "_"], domain):
+    given = [t for n, t in facts if n != "_"]
+    hints = linear.square_hints(target, given, domain)
+    if hints:
+        return Advice(
+            line,
+            f"Do write `nlinarith [{', '.join(hints)}]` on line {line}: the goal needs a square "
+            "that is never negative, which linarith cannot see and nlinarith uses once you "
+            "give it.",
+        )
+    if linear.nlinarith_proves(target, given, domain):
         return Advice(
             line,
             f"Do write `nlinarith` on line {line} instead of `{tactic}`: the goal needs a "
