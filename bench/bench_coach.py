@@ -14,21 +14,24 @@ Printed per source:
 Sources: compiler, ground_truth (uses each entry's reference proof), fixed (anchors no line:
 a floor), and llm only when LEANCOACH_COACH_* is configured (see docs/COACH.md).
 
-Advice correctness (bench/data/coach_advice.jsonl, built by bench/data/build_coach_advice.py):
-for realistic beginner mistakes in core Lean and Mathlib with real Lean wording, each with
-accepted fixes and known-wrong advice, printed per source and per part (tuning / held-out) and,
-for the held-out part, per round of writing; the compiler coach is told each case's library, as
-the web app tells it the course's: line hit, right (names an accepted fix and no known-wrong one),
-wrong (names a known-wrong fix), "I don't know" (neither), and explained (where the message
-shows a `?m`, `↑`, `case`, `✝` or `sorryAx`, the advice says what it means). The llm source
-runs against the local fake server (tests/tutor/coach/fake_llm_server.py): it has no model, so
-it measures the pipeline (prompt with teacher examples, parsing, validation, fallback), not a
-model's quality.
+Advice correctness: realistic beginner mistakes in core Lean and Mathlib with real Lean wording,
+each with accepted fixes and known-wrong advice; the compiler coach is told each case's library,
+as the web app tells it the course's. Printed per source and per part: line hit, right (names an
+accepted fix and no known-wrong one), wrong (names a known-wrong fix), "I don't know" (neither),
+and explained (where the message shows a `?m`, `↑`, `case`, `✝` or `sorryAx`, the advice says
+what it means). The llm source runs against the local fake server
+(tests/tutor/coach/fake_llm_server.py): it has no model, so it measures the pipeline (prompt with
+teacher examples, parsing, validation, fallback), not a model's quality.
 
-Rounds (see build_coach_advice.py): 1 and 2 are split by a fixed hash; 3, 4 and 5 are wholly
-held out; 6, 7 and 8 are wholly tuning. A held-out round's first measure is the fresh one;
-after it, its misses may have been read to find what the rules lacked. The measure of
-generalisation is the locked split.
+The parts and their provenance:
+- tuning: bench/data/coach_advice.jsonl (built by bench/data/build_coach_advice.py), rounds 1
+  and 2 split by a fixed hash, and rounds 6, 7 and 8 whole: written alongside the rules.
+- heldout: the same file's rounds 1-2 (hashed) and 3, 4, 5 (whole), printed per round. A
+  held-out round's first measure is the fresh one; after it, its misses may have been read.
+- fresh: set B, bench/data/coach_fresh.jsonl (round 9), written blind by a teacher who never
+  read the coach (bench/data/coach_fresh.README.md); first measured blind at 62/84 right, 4
+  wrong; tuning data since. Printed as its own part and by library (core / Mathlib).
+- locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
 message kind, anchored on Lean's line, the advice the issue quotes); right, wrong and "I don't
