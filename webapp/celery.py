@@ -20,12 +20,10 @@ that do it (tasks) never import each other. This module imports none of the apps
 
 from __future__ import annotations
 
-import logging
 import os
-import threading
 from typing import Any
 
-from celery import Celery, bootsteps
+from celery import Celery
 from celery.signals import celeryd_after_setup, task_postrun, task_prerun
 from kombu import Exchange, Queue
 
@@ -105,31 +103,8 @@ def enqueue(name: str, *args: Any) -> None:
     app.send_task(name, args=args, ignore_result=True)
 
 
-class CutOffWork(bootsteps.StartStopStep):
-    """A consumer bootstep (Celery's documented extension point, "Extensions and Bootsteps":
-    `start` runs each time the consumer starts, at worker start and after every reconnection
-    to the broker). In a thread, after CUT_OFF_SETTLE_S: the broker must answer the question
-    of which tasks the live workers run (webapp.attempts.sweeper.sweep_cut_off)."""
-
-    requires = ("celery.worker.consumer.tasks:Tasks",)
-
-    def start(self, c: Any) -> None:
-        queues = set(c.app.amqp.queues.consume_from)
-        if not queues & {"lean", "prover"}:
-            return
-
-        def sweep() -> None:
-            from webapp.attempts.sweeper import sweep_cut_off
-
-            try:
-                sweep_cut_off(queues, settle_s=CUT_OFF_SETTLE_S)
-            except Exception:  # noqa: BLE001 - the periodic sweeper still ends them later
-                logging.getLogger(__name__).exception("sweep of cut-off work failed")
-
-        threading.Thread(target=sweep, name="cut-off-sweep", daemon=True).start()
-
-
-CUT_OFF_SETTLE_S = 2.0
-app.steps["consumer"].add(CutOffWork)
+# Loaded by name when a worker builds its consumer (celery/bootsteps.py Blueprint.load_step:
+# symbol_by_name), so this module still imports none of the apps' modules.
+app.steps["consumer"].add("webapp.attempts.sweeper:CutOffWork")
 
 app.autodiscover_tasks()

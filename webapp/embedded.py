@@ -187,7 +187,7 @@ def keep_running(command: list[str], name: str) -> int:
     workers: a worker whose broker dies while it runs a task can end with an "Unrecoverable
     error" (Celery 5.7 closes the lost connection, and kombu's Redis channel then fails to
     hand back the task's unacknowledged message); started again, it re-queues that task at
-    once (webapp.celery.CutOffWork)."""
+    once (webapp.attempts.sweeper.CutOffWork)."""
     env = given_environment()  # not the settings default importing `webapp` set here
     return supervise(lambda: subprocess.Popen(command, env=env), name)
 

@@ -3,6 +3,7 @@ counted and surfaced, fallbacks droppable. The coach is a test double (FakeCoach
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any
@@ -77,6 +78,9 @@ def test_calls_run_concurrently_within_the_bound_and_keep_order(tokenizer):
 
 
 def test_failures_and_fallbacks_are_counted_and_surfaced(tokenizer, caplog):
+    # Its own level: a test that ran an in-process Celery worker may leave the root logger
+    # above WARNING.
+    caplog.set_level(logging.WARNING, logger="training.rollouts")
     names = ["ok1", "boom1", "fallback1", "ok2", "boom2"]
     outcome = attach_feedback(FakeCoach(0.0), _trajectories(tokenizer, names), max_workers=3)
     assert [t.problem_id for t in outcome.with_feedback] == ["ok1", "fallback1", "ok2"]

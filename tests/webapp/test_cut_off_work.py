@@ -1,5 +1,5 @@
 """Work cut off mid-run is re-queued as soon as a worker (re)connects to the broker
-(webapp.attempts.sweeper.sweep_cut_off, called by webapp.celery.CutOffWork), not after the
+(webapp.attempts.sweeper.sweep_cut_off, called by webapp.attempts.sweeper.CutOffWork), not after the
 sweeper's deadline: what is marked started but runs on no live worker. Here the answer of
 the live workers is given; tests/webapp/test_fault_injection.py asks real ones."""
 
@@ -28,9 +28,9 @@ def _started(cast: Cast, message: str, *, requeues: int = 0, ago_s: int = 30) ->
 def _sweep(live: set[str] | None, capture: Any, queues: tuple[str, ...] = ("lean", "prover")):
     with (
         mock.patch.object(sweeper, "live_task_ids", return_value=live),
-        mock.patch("webapp.attempts.tasks.check_attempt.delay") as checks,
-        mock.patch("webapp.provers.tasks.run_prover.delay") as runs,
-        mock.patch("webapp.provers.tasks.push_prover_state"),
+        mock.patch("webapp.attempts.actions.enqueue") as checks,
+        mock.patch("webapp.provers.actions.enqueue") as runs,
+        mock.patch("webapp.provers.actions.push_prover_state"),
         capture(execute=True),
     ):
         counts = sweeper.sweep_cut_off(queues)
@@ -48,7 +48,7 @@ def test_a_check_no_live_worker_runs_is_requeued_at_once(
     assert counts["attempts_requeued"] == 1 and counts["attempts_failed"] == 1
     orphan.refresh_from_db()
     assert orphan.status == "queued" and orphan.requeues == 1 and orphan.claimed_by == ""
-    checks.assert_called_once_with(orphan.pk)
+    checks.assert_called_once_with("lean.check_attempt", orphan.pk)
     running.refresh_from_db()
     assert running.status == "checking"  # a live worker runs it
     worn.refresh_from_db()
@@ -64,7 +64,7 @@ def test_a_prover_run_no_live_worker_runs_starts_over(
     )  # fmt: skip
     counts, _, runs = _sweep({"other"}, django_capture_on_commit_callbacks)
     assert counts["prover_runs_requeued"] == 1
-    runs.assert_called_once_with(run.pk)
+    runs.assert_called_once_with("prover.run_prover", run.pk)
 
 
 def test_each_worker_sweeps_only_its_own_kind_of_work(

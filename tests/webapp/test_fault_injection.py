@@ -300,7 +300,7 @@ def test_a_worker_killed_with_its_pool_has_its_check_requeued_when_a_worker_come
     """kill -9 of the whole worker (main process and pool) mid-check: nothing acknowledges or
     rejects the message, which the broker would redeliver only after its visibility timeout
     (an hour). The next worker to connect re-queues the check it finds cut off
-    (webapp.celery.CutOffWork), well within a minute, without the periodic sweeper."""
+    (webapp.attempts.sweeper.CutOffWork), well within a minute, without the periodic sweeper."""
     proc, url = start_redis()
     workers: list[subprocess.Popen[bytes]] = []
     try:

@@ -570,8 +570,9 @@ class LeanChecker:
         return self._confirm(result, pickle, split.header, theorem=None, ahead=ahead)
 
     def prestart(self, header: str = "") -> bool:
-        """Start a verdict REPL with `header`'s imports, and the kernel verifier for them,
-        before any check asks for one (a Celery worker does this as it starts). False when
+        """Start a verdict REPL with `header`'s imports, the reference REPL that elaborates
+        posed statements, and the kernel verifier for them, before any check asks for one (a
+        Celery worker does this as it starts), so a first check pays no import. False when
         Lean is unavailable (nothing is started, nothing is claimed), the header cannot be
         imported (the first check then reports why), or a process with it is ready already."""
         if not self.available:
@@ -584,6 +585,10 @@ class LeanChecker:
         except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
             log.warning("Lean REPL not started ahead of the first check: %s", exc)
             return False
+        try:
+            self._reference_pool.prestart(key)
+        except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
+            log.warning("reference REPL not started ahead of the first check: %s", exc)
         self.verifier.prestart(verifier_imports(key))
         return started
 

@@ -10,7 +10,7 @@ its object for one message and any other copy steps aside (webapp.attempts.tasks
 Deadlines are settings (webapp/settings/resilience.py); each ended object says why.
 
 `sweep_cut_off` is the fast path for work cut off mid-run: each worker's consumer calls it
-when it (re)connects to the broker (webapp.celery.CutOffWork). What is marked started but
+when it (re)connects to the broker (CutOffWork, below). What is marked started but
 runs on no live worker (asked over the broker) is re-queued at once, instead of waiting for
 the deadline above or the broker's redelivery of an unacknowledged message (kombu's Redis
 transport redelivers only after its visibility timeout, an hour by default, and a shorter
@@ -20,17 +20,24 @@ one would redeliver prover and training runs still running).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
+from celery import bootsteps
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from webapp.attempts.actions import do_fail_attempt, do_requeue_attempt
 from webapp.attempts.models import Attempt
-from webapp.provers.actions import sweep_prover_runs
+from webapp.provers.actions import (
+    do_end_stale_prover_run,
+    do_requeue_prover_run,
+    sweep_prover_runs,
+)
 from webapp.provers.models import ProverRun
 
 log = logging.getLogger(__name__)
@@ -131,8 +138,6 @@ def sweep_cut_off(queues: Iterable[str], *, settle_s: float = 0.0) -> dict[str, 
                 n = attempt.requeues + 1
                 counts["attempts_failed"] += do_fail_attempt(attempt, reason.format(n=n))
     if "prover" in queues:
-        from webapp.provers.actions import do_end_stale_prover_run, do_requeue_prover_run
-
         runs = ProverRun.objects.filter(status=ProverRun.Status.RUNNING, started_at__lt=since)
         for run in runs.exclude(claimed_by__in=running):
             if run.requeues < settings.PROVER_MAX_REQUEUES and not run.cancel_requested:
@@ -144,3 +149,28 @@ def sweep_cut_off(queues: Iterable[str], *, settle_s: float = 0.0) -> dict[str, 
     if any(counts.values()):
         log.warning("re-queued work cut off mid-run: %s", counts)
     return counts
+
+
+class CutOffWork(bootsteps.StartStopStep):
+    """A consumer bootstep (Celery's documented extension point, "Extensions and Bootsteps":
+    `start` runs each time the consumer starts, at worker start and after every reconnection
+    to the broker). In a thread, after CUT_OFF_SETTLE_S: the broker must answer the question
+    of which tasks the live workers run (webapp.attempts.sweeper.sweep_cut_off)."""
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def start(self, c: Any) -> None:
+        queues = set(c.app.amqp.queues.consume_from)
+        if not queues & {"lean", "prover"}:
+            return
+
+        def sweep() -> None:
+            try:
+                sweep_cut_off(queues, settle_s=CUT_OFF_SETTLE_S)
+            except Exception:  # noqa: BLE001 - the periodic sweeper still ends them later
+                log.exception("sweep of cut-off work failed")
+
+        threading.Thread(target=sweep, name="cut-off-sweep", daemon=True).start()
+
+
+CUT_OFF_SETTLE_S = 2.0

@@ -15,16 +15,15 @@ Without held-out problems (a course needs two or more) nothing is promoted, and 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
-logger = logging.getLogger(__name__)
+from webapp.console.training_bridge import continual_config
 
-CONFIG_ENV = "LEANCOACH_CONTINUAL_CONFIG"
+logger = logging.getLogger(__name__)
 
 
 def fresh_snapshot() -> Path:
@@ -34,17 +33,6 @@ def fresh_snapshot() -> Path:
     counts = export_training_snapshot(target)
     logger.info("continual distillation snapshot %s: %s", target, counts.as_dict())
     return target
-
-
-def continual_config(config_path: str | None) -> Any:
-    from training.config import Config, load_config
-
-    path = config_path or os.environ.get(CONFIG_ENV, "")
-    config = load_config(path) if path else Config()
-    config.run.output_dir = str(Path(settings.VAR_DIR) / "runs")
-    config.run.name = f"continual-{timezone.now():%Y%m%d-%H%M%S}"
-    config.checkpoints.registry = str(settings.CHECKPOINT_ROOT)
-    return config
 
 
 def _console_run(config: Any) -> Any:

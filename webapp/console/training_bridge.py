@@ -9,12 +9,14 @@ training: the task passes plain callbacks and a stop flag.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.utils import timezone
 
 if TYPE_CHECKING:
     from training.checkpoints import CheckpointRegistry
@@ -94,11 +96,26 @@ def eval_file(problems: Path) -> Path:
     return problems.with_name("held_out.jsonl")
 
 
+# A YAML/JSON config for continual distillation (training.config.load_config); unset: defaults.
+CONTINUAL_CONFIG_ENV = "LEANCOACH_CONTINUAL_CONFIG"
+
+
+def continual_config(config_path: str | None) -> Any:
+    """Continual distillation's config: the file given or named by the environment, with
+    this site's run folder and checkpoint registry."""
+    from training.config import Config, load_config
+
+    path = config_path or os.environ.get(CONTINUAL_CONFIG_ENV, "")
+    config = load_config(path) if path else Config()
+    config.run.output_dir = str(Path(settings.VAR_DIR) / "runs")
+    config.run.name = f"continual-{timezone.now():%Y%m%d-%H%M%S}"
+    config.checkpoints.registry = str(settings.CHECKPOINT_ROOT)
+    return config
+
+
 def continual_split_settings() -> Config:
     """The configured continual-distillation config (LEANCOACH_CONTINUAL_CONFIG, else the
     defaults): its run.seed and classroom section decide the held-out split everywhere."""
-    from webapp.console.continual import continual_config
-
     return continual_config(None)
 
 

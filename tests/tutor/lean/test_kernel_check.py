@@ -76,6 +76,17 @@ def test_one_verifier_process_serves_every_check_of_a_header(
     assert len(checker._references) == 1  # noqa: SLF001
 
 
+def test_a_prestart_readies_the_reference_repl_so_the_first_check_imports_nothing(
+    verified: Callable[..., LeanChecker],
+) -> None:
+    checker = verified()
+    assert checker.prestart("")
+    reference = checker._reference_pool  # noqa: SLF001  (the pool under test)
+    assert reference.stats.spawned == 1 and reference.live_processes == 1
+    assert checker.check_proof(STATEMENT, "  simp").valid
+    assert reference.stats.spawned == 1 and checker.pool.stats.spawned == 1
+
+
 @pytest.mark.parametrize(
     ("marker", "step", "expect"),
     [
