@@ -156,6 +156,9 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
                 f"close it with `linarith`{using}: the goal is a linear combination of "
                 "hypotheses, which linarith finds (norm_num and simp do not use them)"
             )
+        bounded = linear_abs(goal) if linear is False and mathlib else None
+        if bounded:
+            return bounded
         helped = _with_library_facts(goal) if linear is False and mathlib else None
         if helped:
             return helped
@@ -215,6 +218,18 @@ def _follows_linearly(goal: Goal, domain: str) -> bool | None:
     tutor/coach/linear.py; None when some term is not read."""
     facts = [t for n, t in goal.named_facts() if n != "_"]
     return linear.entails(goal.target, facts, domain)
+
+
+def linear_abs(goal: Goal) -> str | None:
+    """`rw [abs_lt]; constructor <;> linarith` for `|e| < c` when both bounds follow."""
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    lemma = linear.abs_bound(goal.target, facts, evidence.REAL)
+    if lemma is None:
+        return None
+    return (
+        f"close it with `rw [{lemma}]; constructor <;> linarith`: `{lemma}` splits the absolute "
+        "value into two bounds, each a linear consequence of your hypotheses"
+    )
 
 
 def _with_library_facts(goal: Goal) -> str | None:

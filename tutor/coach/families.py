@@ -323,3 +323,38 @@ def chain_for_goal(
             if evidence.in_library(lemma, mathlib):
                 return f"{lemma} {first} {second}"
     return None
+
+
+_OPERATIONS = {"*": "mul", "/": "div", "+": "add"}
+
+
+def operation_swap(p: Mismatch, line: int, mathlib: bool) -> list[Advice]:
+    """`mul_pos ha hb : 0 < a * b` where `0 < a / b` is needed: the same lemma family for the
+    operation the goal has (`div_pos ha hb`), when it exists for the course."""
+    if p.application:
+        return []
+    match = re.fullmatch(r"([\w.']+)((?:\s+\S+)*)", " ".join(p.term.split()))
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if not match or has.op != want.op or normal(has.left) != normal(want.left):
+        return []
+    sides = []
+    for side in (normal(has.right), normal(want.right)):
+        found = re.fullmatch(r"(\S+) ([*/+]) (\S+)", side)
+        if not found:
+            return []
+        sides.append(found.groups())
+    (a, op1, b), (c, op2, e) = sides
+    if (a, b) != (c, e) or op1 == op2:
+        return []
+    head = match.group(1)
+    other = re.sub(rf"^{_OPERATIONS[op1]}_", f"{_OPERATIONS[op2]}_", head)
+    if other == head or not evidence.in_library(other, mathlib):
+        return []
+    fixed = f"{other}{match.group(2)}"
+    return [
+        (
+            line,
+            f"Do write `exact {fixed}` on line {line}: `{head}` is about `{op1}`, and the goal "
+            f"`{shorten(normal(p.expected), 20)}` has `{op2}`; `{other}` is the same lemma for it.",
+        )
+    ]

@@ -535,3 +535,20 @@ def square_hints(goal: str, facts: Sequence[str], domain: str) -> list[str] | No
         if nlinarith_proves(goal, facts, domain, [f"0 ≤ ({inside}) ^ 2"]):
             return [f"sq_nonneg ({inside})"]
     return None
+
+
+def abs_bound(goal: str, facts: Sequence[str], domain: str) -> str | None:
+    """`abs_lt` for the goal `|e| < c` (`abs_le` for `≤`) when both halves `-c < e` and
+    `e < c` follow from the facts by adding them up: `rw [abs_lt]; constructor <;> linarith`
+    then proves it (Mathlib's `abs_lt : |a| < b ↔ -b < a ∧ a < b`)."""
+    split = split_target(strip_parens(goal))
+    if split.op not in ("<", "≤"):
+        return None
+    inside = re.fullmatch(r"\|(.+)\|", split.left.strip())
+    if not inside:
+        return None
+    e, c = inside.group(1).strip(), split.right.strip()
+    halves = (f"-({c}) {split.op} {e}", f"{e} {split.op} {c}")
+    if all(entails(h, facts, domain) for h in halves):
+        return "abs_lt" if split.op == "<" else "abs_le"
+    return None

@@ -443,3 +443,46 @@ def test_the_default_coach_reads_mathlib_from_the_attempt() -> None:
         attempt.split("\n")[0], attempt, [diag(2, 2, message, K.LINARITH_FAILED)]
     )
     assert "le_abs_self x" in said(feedback)
+
+
+# ---------------------------------------------------------------- more evidence-backed steps
+
+
+def test_omega_on_the_reals_for_a_ne_goal_gets_the_strict_lemma_not_linarith() -> None:
+    attempt = "theorem t (r : ℝ) (hr : 1 < r) : r ≠ 1 := by\n  omega"
+    message = (
+        "omega could not prove the goal:\nNo usable constraints found. You may need to unfold "
+        "definitions so `omega` can see linear arithmetic facts about `Nat` and `Int`."
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.OMEGA_FAILED), mathlib=True))
+    assert "ne_of_gt hr" in text and "Use `linarith`" not in text
+
+
+def test_a_projection_of_a_fact_that_is_the_goal_itself() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (hb : b) : b := by\n  exact hb.2"
+    message = "Invalid projection: Expected a value whose type is a structure\n  hb\nhas type\n  b"
+    text = said(advise(attempt, diag(2, 8, message, K.INVALID_FIELD)))
+    assert "`exact hb`" in text
+
+
+def test_a_lemma_that_does_not_fit_on_a_goal_omega_proves() -> None:
+    attempt = "theorem t (m n : Nat) (h : m ≤ n) : m < n + 2 := by\n  exact Nat.succ_le_of_lt h"
+    message = app_mismatch("h", "m ≤ n", "?n < ?m", "Nat.succ_le_of_lt h")
+    text = said(advise(attempt, diag(2, 26, message, K.TYPE_MISMATCH)))
+    assert "with `omega`" in text
+
+
+def test_an_absolute_value_bound_splits_into_two_linear_bounds() -> None:
+    attempt = "theorem t (y : ℝ) (h1 : 1 < y) (h2 : y < 3) : |y - 2| < 1 := by\n  linarith"
+    message = linarith_failed("y : ℝ\nh1 : 1 < y\nh2 : y < 3\na✝ : |y - 2| ≥ 1")
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "rw [abs_lt]; constructor <;> linarith" in text
+
+
+def test_the_lemma_of_the_same_family_for_the_goals_operation() -> None:
+    attempt = (
+        "theorem t (u v : ℝ) (hu : 0 ≤ u) (hv : 0 ≤ v) : 0 ≤ u / v := by\n  exact mul_nonneg hu hv"
+    )
+    message = mismatch("mul_nonneg hu hv", "0 ≤ u * v", "0 ≤ u / v")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "div_nonneg hu hv" in text

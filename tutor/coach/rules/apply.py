@@ -107,7 +107,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     side = re.match(r"(?:tactic )?(left|right) failed", first)
     if side:
         return _side_failed(d, ctx, side.group(1))
-    if "constructor" in first.split(":", 1)[0]:
+    if "constructor" in first.split(":", 1)[0] or "not an inductive datatype" in first:
         return constructor_failed(d, ctx)
     line = d.line
     scene = scene_at(d, ctx)

@@ -45,6 +45,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if unequal:
         return [unequal]
     if ctx.mathlib:
+        given = [t for n, t in facts if n != "_" and not n.startswith("a✝")]
+        lemma = linear.abs_bound(original, given, domain) if original else None
+        if lemma:
+            return one(
+                line,
+                f"Do write `rw [{lemma}]; constructor <;> linarith` on line {line}: linarith "
+                f"cannot see inside `|…|`, and `{lemma}` turns the goal into two bounds, each a "
+                "linear consequence of your hypotheses.",
+            )
         found = _with_library_facts(line, goal.target, facts, domain, original, tactic)
         if found:
             return [found]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import families, fixes
+from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.context import proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
@@ -90,12 +90,39 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     found = fixes.type_mismatch(d.message, scene_at(d, ctx))
     if found:
         return [Advice(at, text) for at, text in found]
+    whole = _whole_step_by_arithmetic(d, ctx)
+    if whole:
+        return [whole]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
     return one(
         line,
         f"Do compare the two types on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
+    )
+
+
+def _whole_step_by_arithmetic(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact Nat.succ_le_of_lt h` that does not fit, on a goal the hypotheses give by adding
+    them up: `omega` (ℕ, ℤ) or `linarith` (Mathlib) is the whole step, checked by
+    tutor/coach/linear.py."""
+    source = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not source.startswith("exact "):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is None:
+        return None
+    facts = scene_at(d, ctx).facts()
+    types = {n: t for n, t in facts if t}
+    domain = evidence.domain_of_text(goal, types)
+    closer = linear.closer(goal, facts, domain, ctx.mathlib)
+    if closer is None:
+        return None
+    return Advice(
+        d.line,
+        f"Do replace `{shorten(source, 30)}` on line {d.line} with `{closer}`: the term does "
+        f"not have the type this position needs, and the goal `{shorten(goal, 24)}` follows "
+        f"by adding up your hypotheses, which {closer} does.",
     )
 
 
@@ -218,6 +245,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
         families.strict_from_weak(parts, d.line, facts, ctx.mathlib),
+        families.operation_swap(parts, d.line, ctx.mathlib),
     ):
         if found:
             return [Advice(at, text) for at, text in found]
