@@ -321,6 +321,11 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     if shape is Shape.NOT:
         return f"assume `{shorten(split.right, 40)}` with `intro h` and derive `False` from it"
     if shape is Shape.EXISTS:
+        domain = evidence.domain_of_text(goal.target, goal.variable_types())
+        term = linear.witness_term(goal.target, domain)
+        if term:
+            tactic = "use" if mathlib else "exists"
+            return f"give the witness with `{tactic} {term}`: it makes the property hold for every value"
         tactic = "use w" if mathlib else "exists w"
         return f"give a witness with `{tactic}` (or `refine ⟨w, ?_⟩`), then prove its property"
     if shape is Shape.OR:

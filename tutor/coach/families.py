@@ -129,7 +129,7 @@ def chain_lemma(
             line,
             f"Do write `exact {fixed} {first} {second}` on line {line}: `{first}` is a "
             f"`{'<' if r1 == 'lt' else '≤'}` and `{second}` a `{'<' if r2 == 'lt' else '≤'}`, "
-            f"so the lemma of this family that takes them in this order is `{fixed}`, giving "
+            f"and `{fixed}` is the lemma of this family for that order, giving "
             f"`{shorten(s1.left, 10)} {op} {shorten(s2.right, 10)}`.",
         )
     ]

@@ -552,3 +552,75 @@ def abs_bound(goal: str, facts: Sequence[str], domain: str) -> str | None:
     if all(entails(h, facts, domain) for h in halves):
         return "abs_lt" if split.op == "<" else "abs_le"
     return None
+
+
+# ---------------------------------------------------------------------- witnesses with variables
+
+
+def _render(poly: Poly) -> str | None:
+    """A polynomial of degree ≤ 1 as Lean text (`x / 2 + 1`), or None."""
+    terms = []
+    for monomial, coefficient in sorted(poly.items(), key=lambda kv: (kv[0] == (), kv[0])):
+        if len(monomial) > 1:
+            return None
+        magnitude = abs(coefficient)
+        if monomial == ():
+            body = _number(magnitude)
+        else:
+            name = monomial[0] if _is_plain(monomial[0]) else f"({monomial[0]})"
+            if magnitude == 1:
+                body = name
+            elif magnitude.denominator == 1:
+                body = f"{magnitude.numerator} * {name}"
+            elif magnitude.numerator == 1:
+                body = f"{name} / {magnitude.denominator}"
+            else:
+                body = f"{magnitude.numerator} * {name} / {magnitude.denominator}"
+        terms.append(("-" if coefficient < 0 else "+", body))
+    if not terms:
+        return "0"
+    text = ("-" if terms[0][0] == "-" else "") + terms[0][1]
+    for sign, body in terms[1:]:
+        text += f" {sign} {body}"
+    return text
+
+
+def _number(value: Fraction) -> str:
+    return (
+        str(value.numerator)
+        if value.denominator == 1
+        else f"{value.numerator} / {value.denominator}"
+    )
+
+
+def witness_term(prop: str, domain: str) -> str | None:
+    """A witness in the other variables for `∃ y, e = f` linear in `y` (`x / 2` for
+    `∃ y, 2 * y = x`), solved and checked by putting it back: the property must then be an
+    identity (tested at several points). On ℕ and ℤ only a coefficient ±1 is solved, and on ℕ
+    only a witness without subtraction."""
+    from tutor.coach import evidence
+
+    match = re.match(r"^∃\s*\(?\s*([\w'₀-₉]+)\s*(?::\s*[^,)]+)?\)?\s*,\s*(.+)$", strip_parens(prop))
+    if not match:
+        return None
+    var, body = match.groups()
+    split = split_target(body)
+    if split.shape is not Shape.EQ:
+        return None
+    left, right = polynomial(split.left, domain), polynomial(split.right, domain)
+    if left is None or right is None:
+        return None
+    difference = _add(left, right, -1)
+    coefficient = difference.get((var,), Fraction(0))
+    if coefficient == 0 or any(var in k and k != (var,) for k in difference):
+        return None
+    if domain != REAL and abs(coefficient) != 1:
+        return None
+    rest = {k: -v / coefficient for k, v in difference.items() if k != (var,)}
+    if domain == NAT and any(v < 0 for v in rest.values()):
+        return None
+    text = _render(rest)
+    if text is None or not rest or all(k == () for k in rest):
+        return None  # a numeral: evidence.witness finds those
+    instance = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({text})", body)
+    return text if evidence.identity(instance, domain) else None

@@ -486,3 +486,19 @@ def test_the_lemma_of_the_same_family_for_the_goals_operation() -> None:
     message = mismatch("mul_nonneg hu hv", "0 ≤ u * v", "0 ≤ u / v")
     text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
     assert "div_nonneg hu hv" in text
+
+
+def test_an_exists_goal_whose_witness_depends_on_a_variable() -> None:
+    attempt = "theorem t (b : ℝ) : ∃ a : ℝ, 4 * a = b := by\n  intro a"
+    message = INTRO_N + "b : ℝ\n⊢ ∃ a, 4 * a = b"
+    text = said(advise(attempt, diag(2, 8, message, K.INTRO_FAILED), mathlib=True))
+    assert "use b / 4" in text
+
+
+def test_unverified_concrete_steps_are_worded_as_something_to_try() -> None:
+    attempt = "theorem t (c d : ℝ) : 2 * c * d ≤ c ^ 2 + d ^ 2 := by\n  nlinarith"
+    message = linarith_failed("c d : ℝ\na✝ : 2 * c * d > c ^ 2 + d ^ 2")
+    feedback = advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True)
+    assert feedback.suggestions[0].text.startswith(
+        "Do try to write `nlinarith [sq_nonneg (c - d)]`"
+    )

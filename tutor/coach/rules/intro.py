@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import binder_names, next_step
 from tutor.coach.goals import (
     Shape,
@@ -51,10 +51,20 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(goal.target, 30)}` is an ∃, so you choose the value, and "
                 f"{' and '.join(values)} makes the property true.",
             )
+        domain = evidence.domain_of_text(ctx.statement)
+        term = linear.witness_term(goal.target, domain)
+        tactic = "use" if ctx.mathlib else "exists"
+        if term:
+            return one(
+                line,
+                f"Do give the witness with `{tactic} {term}` on line {line} instead of `intro`: "
+                f"the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value; this "
+                "one works whatever the other variables are.",
+            )
         return one(
             line,
-            f"Do give a witness on line {line} with `exists w` or `refine ⟨w, ?_⟩` instead of "
-            f"`intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
+            f"Do give a witness on line {line} with `{tactic} w` or `refine ⟨w, ?_⟩` instead "
+            f"of `intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
         )
     source = ctx.text.line(line).strip().split()
     premises = _count_binders(goal.target)

@@ -36,7 +36,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         return one(
             line,
             f"Do write `exact {product}` on line {line} instead of `{tactic}`: the goal is a "
-            "product of two factors whose signs your hypotheses give, which is that lemma.",
+            "product whose factors' signs your hypotheses give.",
         )
     facts = [(n, h.type) for h in goal.hypotheses for n in h.names]
     domain = evidence.domain_of_text(context_text + " " + goal.target, goal.variable_types())
@@ -51,8 +51,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             return one(
                 line,
                 f"Do write `rw [{lemma}]; constructor <;> linarith` on line {line}: linarith "
-                f"cannot see inside `|…|`, and `{lemma}` turns the goal into two bounds, each a "
-                "linear consequence of your hypotheses.",
+                f"cannot see inside `|…|`; `{lemma}` splits the goal into two bounds that follow "
+                "linearly from your hypotheses.",
             )
         found = _with_library_facts(line, goal.target, facts, domain, original, tactic)
         if found:
@@ -203,9 +203,8 @@ def _with_library_facts(
     if hints:
         return Advice(
             line,
-            f"Do write `nlinarith [{', '.join(hints)}]` on line {line}: the goal needs a square "
-            "that is never negative, which linarith cannot see and nlinarith uses once you "
-            "give it.",
+            f"Do write `nlinarith [{', '.join(hints)}]` on line {line}: the goal needs this "
+            "square (never negative), which nlinarith uses once you list it.",
         )
     if linear.nlinarith_proves(target, given, domain):
         return Advice(

@@ -117,9 +117,8 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return one(
             line,
-            f"Do use `{closer}` on line {line} instead of `positivity`: it "
-            f"{NEEDS['positivity']} and does not use hypotheses that way, while the goal "
-            f"follows {source}.",
+            f"Do use `{closer}` on line {line} instead of `positivity`: that proves `0 ≤ e`, "
+            f"`0 < e` or `e ≠ 0` from the shape of `e` alone, while this goal follows {source}.",
         )
     return one(
         line,

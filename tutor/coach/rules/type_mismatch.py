@@ -121,8 +121,8 @@ def _whole_step_by_arithmetic(d: Diagnostic, ctx: Context) -> Advice | None:
     return Advice(
         d.line,
         f"Do replace `{shorten(source, 30)}` on line {d.line} with `{closer}`: the term does "
-        f"not have the type this position needs, and the goal `{shorten(goal, 24)}` follows "
-        f"by adding up your hypotheses, which {closer} does.",
+        f"not fit here, and the goal `{shorten(goal, 24)}` follows by adding up your "
+        "hypotheses.",
     )
 
 
