@@ -1036,6 +1036,15 @@ def lean3_syntax(source: str, scene: Scene) -> str | None:
     if assume:
         names = " ".join(n.strip(",()") for n in assume.group(1).split(":")[0].split())
         return f"`intro {names}` (Lean 4 introduces premises with `intro`, not `assume`)"
+    lean3_words = {
+        "from": "exact",
+        "by_contradiction": "by_contra",
+        "rintros": "rintro",
+    }
+    word = re.match(r"^(from|by_contradiction|rintros)\b\s*(.*?)\s*,?\s*$", source)
+    if word:
+        fixed = f"{lean3_words[word.group(1)]} {word.group(2)}".strip()
+        return f"`{fixed}` (`{word.group(1)}` is Lean 3)"
     if source.startswith("{") or source.startswith("}"):
         return "a `·` bullet per goal instead of `{ ... }` blocks, with no commas"
     return None

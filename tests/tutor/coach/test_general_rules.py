@@ -502,3 +502,9 @@ def test_unverified_concrete_steps_are_worded_as_something_to_try() -> None:
     assert feedback.suggestions[0].text.startswith(
         "Do try to write `nlinarith [sq_nonneg (c - d)]`"
     )
+
+
+def test_lean3_from_is_exact() -> None:
+    attempt = "theorem t (a : Prop) (ha : a) : a := by\n  from ha"
+    text = said(advise(attempt, diag(2, 2, "unexpected token 'from'; expected command", K.SYNTAX)))
+    assert "`exact ha`" in text
