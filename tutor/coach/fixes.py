@@ -157,6 +157,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _contrapositive,
         _exists_from_instance,
         _missing_values,
+        _explicit_arguments,
         _derived,
         _hypothesis_fits,
         _hypothesis_states_it,
@@ -276,7 +277,7 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
     """A term built from the facts in scope has exactly the type this position needs."""
     proofs = [t for t in context.proofs_of(p.expected, s.facts()) if t != p.term]
     if not proofs:
-        return []
+        return _whole_goal_with(p, s)
     proof = proofs[0]
     source = s.source()
     whole = _whole_term(s, source)
@@ -326,6 +327,66 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
 
 # `constructor` on an ∨ applies its first constructor, `Or.inl`: it chooses the left side.
 _SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|constructor|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
+
+
+def _whole_goal_with(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact hpr h` with `h : p ∨ q`: nothing proves the needed `p`, but the goal itself is
+    built from the facts with the student's term in it (`h.elim hpr hqr`): the whole step."""
+    source = s.source()
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    if goal is None or not re.fullmatch(r"exact\s+.+", source):
+        return []
+    uses = re.compile(rf"(?<![\w.']){re.escape(p.term)}(?![\w'])")
+    proofs = [t for t in context.proofs_of(goal, s.facts()) if uses.search(t)]
+    if not proofs:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact {proofs[0]}` on line {s.line}: `{shorten(p.term, 16)}` proves "
+            f"`{shorten(p.has, 20)}`, not `{shorten(p.expected, 16)}`, and this builds the goal "
+            f"`{shorten(goal, 20)}` from it and the facts you have.",
+        )
+    ]
+
+
+_MISSING_VALUES = re.compile(r"\?[\w.]+")
+
+
+def _explicit_arguments(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact List.mem_cons_self` printed as `?a ∈ ?a :: ?l` against `x ∈ x :: xs`: the
+    lemma's values were not given; matching its statement against the goal reads them off
+    (in the order they first appear)."""
+    if p.application or not re.fullmatch(r"[\w.']+", p.term.strip()):
+        return []
+    has = _norm(p.has)
+    metas = list(dict.fromkeys(_MISSING_VALUES.findall(has)))
+    if not metas or "?" in p.expected:
+        return []
+    found = _MISSING_VALUES.findall(has)
+    pattern, seen = "", []
+    for index, piece in enumerate(_MISSING_VALUES.split(has)):
+        pattern += re.escape(piece)
+        if index < len(found):
+            if found[index] in seen:
+                pattern += rf"\{seen.index(found[index]) + 1}"
+            else:
+                seen.append(found[index])
+                pattern += r"(\S+|\([^()]*\))"
+    try:
+        match = re.fullmatch(pattern, _norm(p.expected))
+    except re.error:
+        return []
+    if not match:
+        return []
+    values = " ".join(context.as_argument(v.strip("()")) for v in match.groups())
+    return [
+        (
+            s.line,
+            f"Do give `{p.term}` its values: write `exact {p.term} {values}` on line {s.line}; "
+            f"its statement `{shorten(has, 24)}` with them is the goal.",
+        )
+    ]
 
 
 def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:

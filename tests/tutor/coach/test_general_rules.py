@@ -508,3 +508,22 @@ def test_lean3_from_is_exact() -> None:
     attempt = "theorem t (a : Prop) (ha : a) : a := by\n  from ha"
     text = said(advise(attempt, diag(2, 2, "unexpected token 'from'; expected command", K.SYNTAX)))
     assert "`exact ha`" in text
+
+
+def test_a_lemma_whose_values_were_not_given() -> None:
+    attempt = (
+        "theorem t (a : Nat) (l : List Nat) : a ∈ l ++ [a] := by\n  exact List.mem_concat_self"
+    )
+    message = mismatch("List.mem_concat_self", "?x ∈ ?xs ++ [?x]", "a ∈ l ++ [a]")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH)))
+    assert "exact List.mem_concat_self a l" in text
+
+
+def test_an_or_fact_used_as_one_side_gets_the_case_split() -> None:
+    attempt = (
+        "theorem t (a b c : Prop) (hab : a ∨ b) (hac : a → c) (hbc : b → c) : c := by\n"
+        "  exact hac hab"
+    )
+    message = app_mismatch("hab", "a ∨ b", "a", "hac hab")
+    text = said(advise(attempt, diag(2, 12, message, K.TYPE_MISMATCH)))
+    assert "hab.elim hac hbc" in text and "Or.inl" not in text
