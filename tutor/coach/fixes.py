@@ -364,7 +364,7 @@ def _explicit_arguments(p: Mismatch, s: Scene) -> list[Advice]:
     if not metas or "?" in p.expected:
         return []
     found = _MISSING_VALUES.findall(has)
-    pattern, seen = "", []
+    pattern, seen = "", list[str]()
     for index, piece in enumerate(_MISSING_VALUES.split(has)):
         pattern += re.escape(piece)
         if index < len(found):
