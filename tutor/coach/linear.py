@@ -34,6 +34,7 @@ Poly = dict[Monomial, Fraction]
 Constraint = tuple[Poly, bool]  # poly < 0 when strict, else poly ≤ 0
 
 _LIMIT = 400  # constraints kept during elimination before giving up (None)
+_WORK = 4000  # pairs combined in one elimination before giving up (None)
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+)|(?P<name>[A-Za-z_α-ωΑ-Ω][\w'₀-₉✝.]*)|(?P<op>[-+*/%^()|↑−·]))"
 )
@@ -307,8 +308,10 @@ def _is_plain(atom: str) -> bool:
 
 
 def _infeasible(system: list[Constraint]) -> bool | None:
-    """Fourier-Motzkin: True when no rational values of the atoms satisfy every constraint."""
+    """Fourier-Motzkin: True when no rational values of the atoms satisfy every constraint;
+    None when the elimination outgrows its budget (the advice must stay within milliseconds)."""
     constraints = [(dict(p), s) for p, s in system]
+    work = 0
     while True:
         for poly, strict in constraints:
             if all(k == () for k in poly):
@@ -322,6 +325,9 @@ def _infeasible(system: list[Constraint]) -> bool | None:
         positive = [c for c in constraints if c[0].get(pick, 0) > 0]
         negative = [c for c in constraints if c[0].get(pick, 0) < 0]
         kept = [c for c in constraints if pick not in c[0]]
+        work += len(positive) * len(negative)
+        if work > _WORK:
+            return None
         for p, ps in positive:
             for n, ns in negative:
                 a, b = p[pick], -n[pick]
@@ -473,7 +479,7 @@ def nlinarith_proves(
         for i, (p, ps) in enumerate(system):
             for q, qs in system[i:]:
                 products.append(({k: -v for k, v in _times(p, q).items()}, ps and qs))
-        if len(system) + len(products) > 80:
+        if len(system) + len(products) > 45:
             return None
         result = _infeasible(system + squares + products)
         if not result:
@@ -531,7 +537,7 @@ def square_hints(goal: str, facts: Sequence[str], domain: str) -> list[str] | No
     candidates = [f"{a} - {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
     candidates += [f"{a} + {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
     candidates += [f"{a} - {c}" for a in names for c in ["1", *numbers]]
-    for inside in candidates[:16]:
+    for inside in candidates[:8]:
         if nlinarith_proves(goal, facts, domain, [f"0 ≤ ({inside}) ^ 2"]):
             return [f"sq_nonneg ({inside})"]
     return None

@@ -73,3 +73,10 @@ def test_nlinarith_multiplies_facts_in_pairs() -> None:
 def test_states_means_the_same_fact() -> None:
     assert states("x ≤ |x|", "|x| ≥ x", REAL)
     assert not states("0 ≤ |x|", "x ≤ |x|", REAL)
+
+
+def test_a_large_system_gives_no_claim_instead_of_a_slow_answer() -> None:
+    # Nine constraints give 45 pairwise products: past the budget, so nlinarith's evidence
+    # is "unknown" (the advice must come within milliseconds), never a guess.
+    facts = ["0 < a", "0 < b", "0 < c", "a + b + c = 3", "a * b ≤ 2", "b * c ≤ 2"]
+    assert nlinarith_proves("a * b * c ≤ 1", facts, REAL) is None
