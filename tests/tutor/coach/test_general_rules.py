@@ -527,3 +527,9 @@ def test_an_or_fact_used_as_one_side_gets_the_case_split() -> None:
     message = app_mismatch("hab", "a ∨ b", "a", "hac hab")
     text = said(advise(attempt, diag(2, 12, message, K.TYPE_MISMATCH)))
     assert "hab.elim hac hbc" in text and "Or.inl" not in text
+
+
+def test_an_unknown_name_on_exact_is_no_typo_of_a_fact_that_does_not_fit() -> None:
+    attempt = "theorem t (a b : Prop) (h : a) (hab : a → b) : b := by\n  exact hb"
+    text = said(advise(attempt, diag(2, 8, "Unknown identifier `hb`", K.UNKNOWN_IDENTIFIER)))
+    assert "exact hab h" in text and "with `h`" not in text

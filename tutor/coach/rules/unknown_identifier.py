@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach.advice import binder_names
-from tutor.coach.context import facts_in_scope, same, traced_goal
+from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
     shorten,
@@ -119,6 +119,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"and `{fact}` is the one whose statement matches the goal.",
         )
     if _looks_local(name):
+        built = _built_for_goal(ctx, name, line)
+        if built is not None:
+            return [built]
         return one(line, _local_name_advice(ctx, name, line))
     lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
     candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
@@ -191,7 +194,7 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
     same_letters = [n for n in near if sorted(n) == sorted(name)]
     near = same_letters if len(same_letters) == 1 else near
-    if len(near) == 1 and len(name) > 1:
+    if len(near) == 1 and len(name) > 1 and _fits_where_used(ctx, name, near[0], scope, line):
         return (
             f"Do replace `{name}` on line {line} with `{near[0]}`: nothing named `{name}` is "
             f"in scope there, and `{near[0]}` is the one name in scope spelled almost the same."
@@ -584,3 +587,37 @@ def _parts_never_named(ctx: Context, name: str, line: int) -> Advice | None:
             f"and `{names[1]}` (or use `{projection}` for `{name}`).",
         )
     return None
+
+
+def _fits_where_used(
+    ctx: Context, name: str, candidate: str, scope: list[tuple[str, str]], line: int
+) -> bool:
+    """A spelling fix only where the replacement could work: on `exact name` (the whole step)
+    the candidate must state the goal there; elsewhere nothing says otherwise."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    if code != f"exact {name}":
+        return True
+    goal = goal_at(ctx, line)
+    typ = dict(scope).get(candidate, "")
+    return goal is None or not typ or same(typ, goal)
+
+
+def _built_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact hq` with no `hq` and no fact that is the goal, where the facts build it
+    (`hpq h`): that term is the step, when no name in scope is one edit from `hq`."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    goal = goal_at(ctx, line)
+    if code != f"exact {name}" or goal is None or _bound_somewhere(ctx, name):
+        return None
+    facts = [(n, t) for n, t in facts_in_scope(ctx.statement, ctx.text, line) if n != "_"]
+    near = [n for n, _ in facts if damerau_levenshtein(name.lower(), n.lower()) <= 1]
+    if any(same(t, goal) for n, t in facts if n in near):
+        return None  # a spelling slip of a fact that states the goal: said elsewhere
+    proofs = proofs_of(goal, facts)
+    if not proofs:
+        return None
+    return Advice(
+        line,
+        f"Do write `exact {proofs[0]}` on line {line}: nothing named `{name}` is in scope, and "
+        f"this builds the goal `{shorten(goal, 24)}` from the facts you have.",
+    )
