@@ -14,21 +14,24 @@ Printed per source:
 Sources: compiler, ground_truth (uses each entry's reference proof), fixed (anchors no line:
 a floor), and llm only when LEANCOACH_COACH_* is configured (see docs/COACH.md).
 
-Advice correctness (bench/data/coach_advice.jsonl, built by bench/data/build_coach_advice.py):
-for realistic beginner mistakes in core Lean and Mathlib with real Lean wording, each with
-accepted fixes and known-wrong advice, printed per source and per part (tuning / held-out) and,
-for the held-out part, per round of writing; the compiler coach is told each case's library, as
-the web app tells it the course's: line hit, right (names an accepted fix and no known-wrong one),
-wrong (names a known-wrong fix), "I don't know" (neither), and explained (where the message
-shows a `?m`, `↑`, `case`, `✝` or `sorryAx`, the advice says what it means). The llm source
-runs against the local fake server (tests/tutor/coach/fake_llm_server.py): it has no model, so
-it measures the pipeline (prompt with teacher examples, parsing, validation, fallback), not a
-model's quality.
+Advice correctness: realistic beginner mistakes in core Lean and Mathlib with real Lean wording,
+each with accepted fixes and known-wrong advice; the compiler coach is told each case's library,
+as the web app tells it the course's. Printed per source and per part: line hit, right (names an
+accepted fix and no known-wrong one), wrong (names a known-wrong fix), "I don't know" (neither),
+and explained (where the message shows a `?m`, `↑`, `case`, `✝` or `sorryAx`, the advice says
+what it means). The llm source runs against the local fake server
+(tests/tutor/coach/fake_llm_server.py): it has no model, so it measures the pipeline (prompt with
+teacher examples, parsing, validation, fallback), not a model's quality.
 
-Rounds (see build_coach_advice.py): 1 and 2 are split by a fixed hash; 3, 4 and 5 are wholly
-held out; 6, 7 and 8 are wholly tuning. A held-out round's first measure is the fresh one;
-after it, its misses may have been read to find what the rules lacked. The measure of
-generalisation is the locked split.
+The parts and their provenance:
+- tuning: bench/data/coach_advice.jsonl (built by bench/data/build_coach_advice.py), rounds 1
+  and 2 split by a fixed hash, and rounds 6, 7 and 8 whole: written alongside the rules.
+- heldout: the same file's rounds 1-2 (hashed) and 3, 4, 5 (whole), printed per round. A
+  held-out round's first measure is the fresh one; after it, its misses may have been read.
+- fresh: set B, bench/data/coach_fresh.jsonl (round 9), written blind by a teacher who never
+  read the coach (bench/data/coach_fresh.README.md); first measured blind at 62/84 right, 4
+  wrong; tuning data since. Printed as its own part and by library (core / Mathlib).
+- locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
 message kind, anchored on Lean's line, the advice the issue quotes); right, wrong and "I don't
@@ -234,6 +237,10 @@ class KindOnlyCoach:
 
 
 ADVICE = ROOT / "bench/data/coach_advice.jsonl"
+# Set B: written blind by a teacher who never read the coach; measured once unseen, then
+# opened as tuning data (bench/data/coach_fresh.README.md).
+FRESH = ROOT / "bench/data/coach_fresh.jsonl"
+FRESH_PROVENANCE = "round 9: first measured blind at 62/84 right, 4 wrong; tuning data since"
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).
 EXPLAIN_WORDS = {
@@ -313,7 +320,7 @@ def run_advice(coach: Any, entries: list[dict[str, Any]]) -> dict[str, AdviceRow
     return rows
 
 
-ADVICE_PARTS = ("tuning", "heldout", "all")
+ADVICE_PARTS = ("tuning", "heldout", "fresh", "all")
 
 
 def _ratio(value: int, base: int) -> str:
@@ -370,6 +377,31 @@ def advice_sources() -> list[tuple[str, Any, Any]]:
         ("llm (local fake server)", make_coach("llm", config=config, cache=False), server.stop)
     )
     return sources
+
+
+def load_fresh(path: Path) -> list[dict[str, Any]]:
+    """Set B's cases, each in part `fresh` (whatever split its file records); [] without it."""
+    if not path.exists():
+        return []
+    cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [dict(case, split="fresh") for case in cases]
+
+
+def print_fresh(fresh: list[dict[str, Any]]) -> None:
+    """Set B by library, with the kind-only baseline measured in this run."""
+    if not fresh:
+        print("\nfresh (set B): missing (bench/data/coach_fresh.jsonl not in this checkout)")
+        return
+    print(f"\nfresh (set B, {FRESH_PROVENANCE})")
+    for name, coach in (("compiler", make_coach("compiler")), (ADVICE_BASELINE, KindOnlyCoach())):
+        by_library = run_advice(coach, [dict(e, split=e["library"]) for e in fresh])
+        for library in ("core", "mathlib", "all"):
+            row = by_library.get(library)
+            if row is not None:
+                print(
+                    f"{name} fresh, {library}: n {row.n}, right {row.right}, wrong {row.wrong}, "
+                    f"I don't know {row.idk}"
+                )
 
 
 LOCKED = ROOT / "bench/data/coach_locked.jsonl"
@@ -546,11 +578,14 @@ def main() -> int:
         "captured from a live Lean run."
     )
     advice = [json.loads(line) for line in ADVICE.read_text().splitlines() if line]
+    fresh = load_fresh(FRESH)
     print(
         f"\nadvice correctness: {len(advice)} labelled mistakes "
-        f"({sum(e['split'] == 'heldout' for e in advice)} held out, never tuned on); "
-        f"wording from the recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}"
+        f"({sum(e['split'] == 'heldout' for e in advice)} held out); wording from the "
+        f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; "
+        f"plus set B, {len(fresh)} cases in part 'fresh' ({FRESH_PROVENANCE})"
     )
+    advice = advice + fresh
     table = []
     for name, coach, cleanup in advice_sources():
         table.append((name, run_advice(coach, advice)))
@@ -569,13 +604,16 @@ def main() -> int:
                 f"wrong {cases.wrong}/{cases.n}, idk {cases.idk}/{cases.n}"
             )
     print("targets on held-out: right >= 90%, wrong <= 3%")
-    for part in ("heldout", "tuning"):
-        row = compiler_rows[part]
+    for part in ("heldout", "tuning", "fresh"):
+        row = compiler_rows.get(part)
+        if row is None:
+            continue
         print(
             f"compiler {part}: right {row.right}/{row.n} = {row.right / row.n:.1%}, "
             f"wrong {row.wrong}/{row.n} = {row.wrong / row.n:.1%}, "
             f"idk {row.idk}/{row.n} = {row.idk / row.n:.1%}"
         )
+    print_fresh(fresh)
     print_locked(Path(args.locked))
     return 0
 

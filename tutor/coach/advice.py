@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence
+from tutor.coach import evidence, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
@@ -148,10 +148,34 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     if domain is Domain.REAL:
         if re.fullmatch(r"[\d\s+*\-^/().=<>≤≥≠]+", goal.target):
             return "close it with `norm_num`, which evaluates numeric expressions"
+        linear = _follows_linearly(goal, evidence.REAL)
+        if shape is Shape.EQ and evidence.identity(goal.target, evidence.REAL):
+            return "close it with `ring`: it is an identity of algebra, true for every value"
+        if linear:
+            return (
+                f"close it with `linarith`{using}: the goal is a linear combination of "
+                "hypotheses, which linarith finds (norm_num and simp do not use them)"
+            )
+        bounded = linear_abs(goal) if linear is False and mathlib else None
+        if bounded:
+            return bounded
+        helped = _with_library_facts(goal) if linear is False and mathlib else None
+        if helped:
+            return helped
         if shape is Shape.EQ:
+            if linear is False and evidence.identity(goal.target, evidence.REAL) is False:
+                return (
+                    "find the fact it needs first: it is not an identity of algebra, and no "
+                    "linear combination of your hypotheses gives it"
+                )
             return "use `ring` if it is an algebraic identity, else `linarith` or `field_simp`"
         if nonlinear:
             return f"use `{nlinarith_hint(goal)}`, since linarith cannot multiply hypotheses"
+        if linear is False:
+            return (
+                "find the fact it needs first: no linear combination of your hypotheses gives "
+                "it, so linarith would fail; prove the missing inequality with `have`"
+            )
         return f"close it with `linarith`{using}, which combines linear hypotheses"
     reordered = ac_step(goal.target) if domain is not Domain.REAL else None
     if reordered:
@@ -173,10 +197,72 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
                 "rewrite with `Nat.mul_comm`, `Nat.mul_add` or `Nat.pow_succ`, or use "
                 "`induction`: products of variables are not linear arithmetic"
             )
+        numbers = evidence.INT if _is_int(goal) else evidence.NAT
+        follows = _follows_linearly(goal, numbers)
+        if follows is False or (follows is None and not _omega_language(goal.target)):
+            return (
+                "find the fact it needs first: no linear combination of your hypotheses gives "
+                "it, so omega would fail as the goal stands"
+                if follows is False
+                else "work from what its terms mean (their definitions or a library lemma about "
+                "them): omega reads only `+`, `-`, `*` by numerals, `/` and `%` on ℕ and ℤ"
+            )
         return f"close it with `omega`{using}, which proves linear facts over ℕ and ℤ"
     if shape is Shape.EQ:
         return "use `rfl` if both sides compute to the same value, else `simp` or `rw [h]`"
     return "use `simp`, or `apply` a lemma whose conclusion matches this goal"
+
+
+def _follows_linearly(goal: Goal, domain: str) -> bool | None:
+    """Whether linarith (omega on ℕ and ℤ) proves the goal from its hypotheses as they are:
+    tutor/coach/linear.py; None when some term is not read."""
+    facts = [t for n, t in goal.named_facts() if n != "_"]
+    return linear.entails(goal.target, facts, domain)
+
+
+def linear_abs(goal: Goal) -> str | None:
+    """`rw [abs_lt]; constructor <;> linarith` for `|e| < c` when both bounds follow."""
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    lemma = linear.abs_bound(goal.target, facts, evidence.REAL)
+    if lemma is None:
+        return None
+    return (
+        f"close it with `rw [{lemma}]; constructor <;> linarith`: `{lemma}` splits the absolute "
+        "value into two bounds, each a linear consequence of your hypotheses"
+    )
+
+
+def _with_library_facts(goal: Goal) -> str | None:
+    """`close it with `linarith [neg_abs_le x]`` when a Mathlib fact about `|x|`, a square or
+    a product makes the goal a linear consequence (checked, tutor/coach/linear.py)."""
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    found = linear.missing_facts(goal.target, facts, evidence.REAL)
+    if not found:
+        return None
+    if len(found) == 1 and linear.states(found[0][1], goal.target, evidence.REAL):
+        return f"close it with `exact {found[0][0]}`, the library lemma that states it"
+    listed = ", ".join(term for term, _ in found)
+    return (
+        f"close it with `linarith [{listed}]`: linarith cannot see inside `|x|`, squares or "
+        "products, and with this fact the goal is a linear combination"
+    )
+
+
+def _omega_language(target: str) -> bool:
+    """No function application, projection (`s.card`) or `fun` that omega would take as an
+    opaque atom: the goal is in the language omega decides."""
+    return not re.search(
+        r"\bfun\b|=>|[\w')]\.[A-Za-z]|(?<![\w.'])(?!Nat\b|Int\b)[A-Za-z_][\w'₀-₉]*\s+[\w(]",
+        target,
+    )
+
+
+def _is_int(goal: Goal) -> bool:
+    types = goal.variable_types()
+    return any(
+        types.get(name, "").strip() in ("ℤ", "Int")
+        for name in re.findall(r"[A-Za-z_][\w'₀-₉]*", goal.target)
+    )
 
 
 def derived_step(goal: Goal) -> str | None:
@@ -235,6 +321,11 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     if shape is Shape.NOT:
         return f"assume `{shorten(split.right, 40)}` with `intro h` and derive `False` from it"
     if shape is Shape.EXISTS:
+        domain = evidence.domain_of_text(goal.target, goal.variable_types())
+        term = linear.witness_term(goal.target, domain)
+        if term:
+            tactic = "use" if mathlib else "exists"
+            return f"give the witness with `{tactic} {term}`: it makes the property hold for every value"
         tactic = "use w" if mathlib else "exists w"
         return f"give a witness with `{tactic}` (or `refine ⟨w, ?_⟩`), then prove its property"
     if shape is Shape.OR:

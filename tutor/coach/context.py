@@ -47,31 +47,132 @@ def traced_goal(statement: str, text: AttemptText, line: int) -> str | None:
     return _trace(statement, text, line).goal
 
 
+@dataclass
+class _Branches:
+    """A `cases h with` / `rcases h with a | b` on a fact: each branch keeps the goal and adds
+    the constructor's fields (the fact itself is cleared)."""
+
+    goal: str | None
+    facts: list[Fact]
+    typ: str
+    indent: int
+    names: list[str]  # `rcases ... with a | b`: one name per branch, taken by `·` bullets
+    taken: int = 0
+
+
+_SPLIT_FACT = re.compile(r"^(?:cases|rcases)\s+([\w'₀-₉]+)\s+with\s*(.*)$")
+_ALTERNATIVE = re.compile(r"^\|\s*(\w+)((?:\s+[\w'₀-₉]+)*)\s*=>\s*(.*)$")
+
+
 def _trace(statement: str, text: AttemptText, line: int) -> _Scope:
     facts: list[Fact] = list(statement_hypotheses(statement))
     goal = proof_conclusion(statement)
+    branches: _Branches | None = None
     start = _proof_start(text)
-    for number in range(start, min(line, text.n_lines + 1)):
-        code = text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+    for number in range(start, min(line, text.n_lines) + 1):
+        raw = text.line(number).split("--", 1)[0]
+        code = raw.strip()
         if not code:
             continue
-        intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
-        if intro and goal is not None:
-            for name in re.findall(r"⟨[^⟨⟩]*⟩|[^\s⟨⟩]+", intro.group(1)):
-                if name.startswith("⟨"):  # `rintro ⟨hp, hq⟩`: peel, then take it apart
-                    goal = _peel(goal, "\x00", facts)
-                    if goal is not None:
-                        premise = facts.pop()[1]
-                        _split_pattern([n.strip() for n in name[1:-1].split(",")], premise, facts)
-                else:
-                    goal = _peel(goal, name, facts)
-                if goal is None:
-                    break
+        if branches is not None and text.indent(number) <= branches.indent:
+            entered = _enter_branch(branches, code, text.indent(number))
+            if entered is not None:
+                goal, facts, code = branches.goal, entered, _rest_of_branch_line(code)
+                if not code:
+                    continue
+            elif text.indent(number) < branches.indent or not code.startswith("|"):
+                branches = None if not code.startswith("·") else branches
+        if number == line:
+            break  # the line itself: only the names its own branch binds
+        code = code.lstrip("·").strip()
+        split = _SPLIT_FACT.match(code)
+        typ = dict(facts).get(split.group(1), "") if split else ""
+        if split and typ and split_target(typ).shape in (Shape.OR, Shape.AND, Shape.EXISTS):
+            names = [n.strip() for n in split.group(2).split("|")] if "|" in split.group(2) else []
+            if split.group(2).strip() and not names:
+                _destructure(f"rcases {split.group(1)} with {split.group(2).strip()}", facts)
+                continue
+            kept = [(n, t) for n, t in facts if n != split.group(1)]
+            branches = _Branches(goal, kept, typ, text.indent(number), names)
             continue
-        if _destructure(code, facts) or _have(code, facts):
-            continue
-        goal = None  # any other step changes the goal in ways not traced here
+        goal = _step(code, goal, facts)
     return _Scope(facts, goal)
+
+
+def _enter_branch(branches: _Branches, code: str, indent: int) -> list[Fact] | None:
+    """The facts of the branch `code` opens (`| inl hp =>`, or the next `·` after `rcases h
+    with hp | hq`), else None."""
+    split = split_target(branches.typ)
+    sides = [split.left, split.right] if split.shape is Shape.OR else []
+    alternative = _ALTERNATIVE.match(code)
+    if alternative and indent == branches.indent and not branches.names:
+        ctor, names = alternative.group(1), alternative.group(2).split()
+        facts = list(branches.facts)
+        if ctor in ("inl", "inr") and sides and names:
+            facts.append((names[0], sides[0 if ctor == "inl" else 1]))
+        elif ctor == "intro" and names:
+            _split_pattern(names, branches.typ, facts)
+        return facts
+    if code.startswith("·") and branches.names and indent == branches.indent:
+        index = branches.taken
+        branches.taken += 1
+        if index >= len(branches.names) or len(sides) != len(branches.names):
+            return list(branches.facts)
+        return [*branches.facts, (branches.names[index], sides[index])]
+    return None
+
+
+def _rest_of_branch_line(code: str) -> str:
+    alternative = _ALTERNATIVE.match(code)
+    if alternative:
+        return alternative.group(3).strip()
+    return code.lstrip("·").strip()
+
+
+def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
+    """The goal after one tactic line: names introduced are traced, anything else is not."""
+    intro = re.match(r"^(?:intro|intros|rintro)\s+(.+)$", code)
+    if intro and goal is not None:
+        for name in re.findall(r"⟨[^⟨⟩]*⟩|[^\s⟨⟩]+", intro.group(1)):
+            if name.startswith("⟨"):  # `rintro ⟨hp, hq⟩`: peel, then take it apart
+                goal = _peel(goal, "\x00", facts)
+                if goal is not None:
+                    premise = facts.pop()[1]
+                    _split_pattern([n.strip() for n in name[1:-1].split(",")], premise, facts)
+            else:
+                goal = _peel(goal, name, facts)
+            if goal is None:
+                break
+        return goal
+    if _destructure(code, facts) or _have(code, facts):
+        return goal
+    special = re.match(r"^specialize\s+([\w'₀-₉]+)\s+(.+)$", code)
+    if special:
+        # `specialize h 2` replaces `h : ∀ n, P n` by `h : P 2` (Lean/Elab/Tactic/Specialize);
+        # when the instance cannot be read here, the fact's type is left unknown.
+        name, values = special.group(1), special.group(2).split()
+        typ = dict(facts).get(name, "")
+        instance = instantiate(typ, values)
+        facts[:] = [(n, instance if n == name else t) for n, t in facts]
+        return goal
+    return None  # any other step changes the goal in ways not traced here
+
+
+def instantiate(typ: str, values: list[str]) -> str:
+    """`P 2` for `∀ n, P n` at `2` (binders in order, premises not taken); "" when unsure."""
+    text = typ
+    for value in values:
+        binder = re.match(
+            r"^∀\s*\(?\s*([\w'₀-₉]+)((?:\s+[\w'₀-₉]+)*)\s*(?::\s*([^,)]+))?\)?\s*,\s*(.+)$",
+            normal(text),
+        )
+        if not binder:
+            return ""
+        var, more, kind, body = binder.groups()
+        body = _rename(body, var, as_argument(value))
+        rest = more.split()
+        text = f"∀ {' '.join(rest)}{' : ' + kind.strip() if kind else ''}, {body}" if rest else body
+    return text
 
 
 def _proof_start(text: AttemptText) -> int:
@@ -122,7 +223,11 @@ def _destructure(code: str, facts: list[Fact]) -> bool:
     names = [n.strip() for n in names_text.split(",")]
     typ = dict(facts).get(source)
     if typ is not None:
+        # rcases clears the hypothesis it takes apart (Mathlib/Tactic/RCases.lean), and an
+        # `rfl` part substitutes its equation away instead of naming it.
+        facts[:] = [(n, t) for n, t in facts if n != source]
         _split_pattern(names, typ, facts)
+        facts[:] = [(n, t) for n, t in facts if n != "rfl"]
     return True
 
 
@@ -163,6 +268,7 @@ def normal(text: str) -> str:
     text = re.sub(r"([∀∃])\s*\(\s*([\w'₀-₉ ]+?)\s*:\s*[^()]+?\)\s*,", r"\1 \2,", text)
     text = re.sub(r"([∀∃])\s*([\w'₀-₉ ]+?)\s*:\s*[^,]+,", r"\1 \2,", text)
     text = strip_parens(text)
+    text = membership(text)
     split = split_target(text)
     if split.shape in (Shape.LE, Shape.LT) and split.op in ("≥", ">"):
         op = "≤" if split.op == "≥" else "<"
@@ -172,6 +278,19 @@ def normal(text: str) -> str:
         left, right = _fold(split.left), _fold(split.right)
         text = f"{left} {split.op} {right}"
     return text.replace("( ", "(").replace(" )", ")")
+
+
+_MEMBERSHIP = re.compile(r"^([^\s∈]+) ∈ ([^\s∩∪]+) ([∩∪]) ([^\s∩∪]+)$")
+
+
+def membership(text: str) -> str:
+    """`x ∈ A ∩ B` as `x ∈ A ∧ x ∈ B` (and `∪` as `∨`): Mathlib's `Set.mem_inter_iff` and
+    `Set.mem_union` hold by `Iff.rfl`, so `hx.1` and `Or.inl hx` are accepted as they are."""
+    match = _MEMBERSHIP.match(text.strip())
+    if not match:
+        return text
+    element, left, op, right = match.groups()
+    return f"{element} ∈ {left} {'∧' if op == '∩' else '∨'} {element} ∈ {right}"
 
 
 def _fold(side: str) -> str:
@@ -235,11 +354,11 @@ def as_argument(term: str) -> str:
     return term if re.fullmatch(r"[\w.'₀-₉]+", term) else f"({term})"
 
 
-def _expanded(facts: Iterable[Fact]) -> list[Fact]:
+def expanded(facts: Iterable[Fact]) -> list[Fact]:
     """Each fact with its projections: `h.1`/`h.2` of ∧ (nested), `h.mp`/`h.mpr` of ↔ (as
     implications), `h.symm` of =."""
     out: list[Fact] = []
-    todo = [(n, t) for n, t in facts if t and "✝" not in n]
+    todo = [(n, membership(t)) for n, t in facts if t and "✝" not in n]
     while todo:
         term, typ = todo.pop(0)
         out.append((term, typ))
@@ -252,12 +371,14 @@ def _expanded(facts: Iterable[Fact]) -> list[Fact]:
             out.append((f"{term}.mpr", f"{split.right} → {split.left}"))
         elif split.shape is Shape.EQ:
             out.append((f"{as_argument(term)}.symm", f"{split.right} = {split.left}"))
+        elif split.shape is Shape.NE:
+            out.append((f"Ne.symm {as_argument(term)}", f"{split.right} ≠ {split.left}"))
     return out
 
 
 def proofs_of(wanted: str, facts: Sequence[Fact], depth: int = 2) -> list[str]:
     """Terms built from `facts` whose type is `wanted`, simplest first (may be empty)."""
-    atoms = _expanded(facts)
+    atoms = expanded(facts)
     found = _derive(normal(wanted), atoms, depth)
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=len)
@@ -356,7 +477,7 @@ def _constructors(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
                 return [f"fun {name} => {name} {as_argument(proof[0])}"]
         # ¬A is A → False: assume A under a fresh name and derive False with it.
         name = _fresh("h", atoms)
-        proof = _derive("False", _expanded([(name, split.right)]) + atoms, depth - 1)
+        proof = _derive("False", expanded([(name, split.right)]) + atoms, depth - 1)
         if proof and not proof[0].startswith("absurd rfl"):
             return [f"fun {name} => {proof[0]}"]
     return []
@@ -514,5 +635,5 @@ def _contradictions(atoms: list[Fact]) -> list[str]:
 
 def contradiction(facts: Sequence[Fact]) -> str | None:
     """A term proving anything from contradictory facts (`absurd rfl h` for `h : 0 ≠ 0`)."""
-    found = _contradictions(_expanded(facts))
+    found = _contradictions(expanded(facts))
     return found[0] if found else None

@@ -129,7 +129,7 @@ def chain_lemma(
             line,
             f"Do write `exact {fixed} {first} {second}` on line {line}: `{first}` is a "
             f"`{'<' if r1 == 'lt' else '≤'}` and `{second}` a `{'<' if r2 == 'lt' else '≤'}`, "
-            f"so the lemma of this family that takes them in this order is `{fixed}`, giving "
+            f"and `{fixed}` is the lemma of this family for that order, giving "
             f"`{shorten(s1.left, 10)} {op} {shorten(s2.right, 10)}`.",
         )
     ]
@@ -200,6 +200,9 @@ def strict_from_weak(
         return []
     if (normal(has.left), normal(has.right)) != (normal(want.left), normal(want.right)):
         return []
+    unequal = _with_inequation(p, line, facts, mathlib)
+    if unequal:
+        return unequal
     absolute = re.fullmatch(r"\|([^|]+)\|", normal(want.right))
     if normal(want.left) == "0" and absolute and evidence.in_library("abs_pos", mathlib):
         for name, typ in facts:
@@ -228,6 +231,44 @@ def strict_from_weak(
     return []
 
 
+def _with_inequation(
+    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`h : a ≤ b` where `a < b` is needed and `hne : a ≠ b` is in scope: `lt_of_le_of_ne h hne`
+    (`Nat.lt_of_le_of_ne` in core Lean, Init/Prelude.lean: `n ≤ m → n ≠ m → n < m`)."""
+    split = split_target(normal(p.has))
+    small, large = normal(split.left), normal(split.right)
+    types = {n: " ".join(t.split()) for n, t in facts}
+    domain = evidence.domain_of_text(p.has, types)
+    lemma = (
+        "lt_of_le_of_ne" if mathlib else ("Nat.lt_of_le_of_ne" if domain == evidence.NAT else "")
+    )
+    if not lemma or not evidence.in_library(lemma, mathlib):
+        return []
+    for name, typ in facts:
+        if "✝" in name or not typ:
+            continue
+        ne = split_target(normal(typ))
+        if ne.shape is not Shape.NE:
+            continue
+        sides = (normal(ne.left), normal(ne.right))
+        if sides == (small, large):
+            proof = name
+        elif sides == (large, small):
+            proof = f"(Ne.symm {name})"
+        else:
+            continue
+        return [
+            (
+                line,
+                f"Do write `exact {lemma} {_arg(p.term)} {proof}` on line {line}: "
+                f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and with "
+                f"`{name} : {shorten(normal(typ), 16)}` it becomes the strict `<`.",
+            )
+        ]
+    return []
+
+
 def relative_for_goal(applied: str, conclusion: str, goal: str, mathlib: bool) -> str | None:
     """`mul_nonneg` for `apply mul_pos` on a `0 ≤ a * b` goal: the lemma's conclusion differs
     from the goal only in `<` against `≤`, and its family member for the goal's relation
@@ -245,3 +286,75 @@ def relative_for_goal(applied: str, conclusion: str, goal: str, mathlib: bool) -
     table = _WEAKER if "≤" in target else {v: k for k, v in _WEAKER.items()}
     other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), name)
     return other if other != name and evidence.in_library(other, mathlib) else None
+
+
+def chain_for_goal(
+    goal: str, facts: Sequence[tuple[str, str]], domain: str, mathlib: bool
+) -> str | None:
+    """`lt_of_le_of_lt h1 h2` for the goal `a < c` from `h1 : a ≤ b` and `h2 : b < c`: the
+    transitivity lemma whose premises are the two facts as they are (Mathlib's general names,
+    or `Nat.`/`Int.` ones in core Lean), checked in the library index."""
+    want = split_target(normal(goal))
+    if want.shape not in (Shape.LT, Shape.LE) or want.op not in ("<", "≤"):
+        return None
+    prefix = _prefix(domain, mathlib)
+    if prefix is None:
+        return None
+    relations = []
+    for name, typ in facts:
+        split = split_target(normal(typ))
+        if "✝" in name or split.op not in ("<", "≤"):
+            continue
+        relations.append((name, split.op, normal(split.left), normal(split.right)))
+    a, c = normal(want.left), normal(want.right)
+    for first, op1, left1, right1 in relations:
+        if left1 != a:
+            continue
+        for second, op2, left2, right2 in relations:
+            if second == first or left2 != right1 or right2 != c:
+                continue
+            r1, r2 = ("lt" if op1 == "<" else "le"), ("lt" if op2 == "<" else "le")
+            strict = "<" in (op1, op2)
+            if want.op == "<" and not strict:
+                continue
+            if want.op == "≤" and strict:
+                continue  # a strict chain proves `<`; `le_of_lt` would be one more step
+            lemma = f"{prefix}{r1}_trans" if r1 == r2 else f"{prefix}lt_of_{r1}_of_{r2}"
+            if evidence.in_library(lemma, mathlib):
+                return f"{lemma} {first} {second}"
+    return None
+
+
+_OPERATIONS = {"*": "mul", "/": "div", "+": "add"}
+
+
+def operation_swap(p: Mismatch, line: int, mathlib: bool) -> list[Advice]:
+    """`mul_pos ha hb : 0 < a * b` where `0 < a / b` is needed: the same lemma family for the
+    operation the goal has (`div_pos ha hb`), when it exists for the course."""
+    if p.application:
+        return []
+    match = re.fullmatch(r"([\w.']+)((?:\s+\S+)*)", " ".join(p.term.split()))
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if not match or has.op != want.op or normal(has.left) != normal(want.left):
+        return []
+    sides = []
+    for side in (normal(has.right), normal(want.right)):
+        found = re.fullmatch(r"(\S+) ([*/+]) (\S+)", side)
+        if not found:
+            return []
+        sides.append(found.groups())
+    (a, op1, b), (c, op2, e) = sides
+    if (a, b) != (c, e) or op1 == op2:
+        return []
+    head = match.group(1)
+    other = re.sub(rf"^{_OPERATIONS[op1]}_", f"{_OPERATIONS[op2]}_", head)
+    if other == head or not evidence.in_library(other, mathlib):
+        return []
+    fixed = f"{other}{match.group(2)}"
+    return [
+        (
+            line,
+            f"Do write `exact {fixed}` on line {line}: `{head}` is about `{op1}`, and the goal "
+            f"`{shorten(normal(p.expected), 20)}` has `{op2}`; `{other}` is the same lemma for it.",
+        )
+    ]

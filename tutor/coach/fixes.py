@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor.coach import context, evidence
+from tutor.coach import context, evidence, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import Goal, Hypothesis, Shape, is_nonlinear, shorten, split_target
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -138,6 +138,8 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         return []
     parts = Mismatch(parts.term, _norm(parts.has), _norm(parts.expected), parts.application)
     for rule in (
+        _respecialize,
+        _absurd_order,
         _missing_argument,
         _iff_direction,
         _cast_mismatch,
@@ -147,6 +149,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _apply_implication,
         _false_elim,
         _swapped_sides,
+        _or_constructor_side,
         _or_side,
         _anonymous_order,
         _exists_as_value,
@@ -154,15 +157,74 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _contrapositive,
         _exists_from_instance,
         _missing_values,
+        _explicit_arguments,
         _derived,
         _hypothesis_fits,
         _hypothesis_states_it,
+        _linear_consequence,
         _linear_omega,
     ):
         advice = rule(parts, scene)
         if advice:
             return advice
     return []
+
+
+def _respecialize(p: Mismatch, s: Scene) -> list[Advice]:
+    """`specialize h 2` then `exact h` where the goal is `h`'s statement at 3: the earlier line
+    chose the value; the ∀ as stated gives the goal at the value read off the goal."""
+    for number in range(s.line - 1, 0, -1):
+        code = s.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        match = re.fullmatch(rf"specialize\s+{re.escape(p.term)}\s+(.+)", code)
+        if not match:
+            continue
+        original = dict(context.facts_in_scope(s.statement, s.text, number)).get(p.term, "")
+        chosen = match.group(1).split()
+        candidates = list(
+            dict.fromkeys(re.findall(r"(?<![\w.'])(\d+|[a-z][\w'₀-₉]*)(?![\w'])", p.expected))
+        )
+        fits = [
+            v
+            for v in candidates[:8]
+            if len(chosen) == 1
+            and original
+            and context.same(context.instantiate(original, [v]), p.expected)
+        ]
+        if len(fits) != 1 or fits[0] == chosen[0]:
+            return []
+        values = fits[0]
+        return [
+            (
+                number,
+                f"Do write `specialize {p.term} {values}` on line {number}: the goal "
+                f"`{shorten(p.expected, 24)}` is `{p.term}` at {values}, and with "
+                f"{match.group(1).strip()} it says `{shorten(p.has, 24)}` instead.",
+            )
+        ]
+    return []
+
+
+def _absurd_order(p: Mismatch, s: Scene) -> list[Advice]:
+    """`absurd hnp hp`: `absurd (h₁ : a) (h₂ : ¬a) : b` (Init/Prelude.lean) takes the fact
+    first and its negation second, so the negation in first place asks for `¬¬p`."""
+    match = re.fullmatch(r"absurd\s+(\S+)\s+(\S+)", " ".join((p.application or "").split()))
+    if not match or match.group(2) != p.term:
+        return []
+    first = dict(s.facts()).get(match.group(1), "")
+    if not first or _norm(first) not in (
+        f"¬{_norm(p.has)}",
+        f"¬ {_norm(p.has)}",
+        f"¬({_norm(p.has)})",
+    ):
+        return []
+    fixed = f"absurd {p.term} {match.group(1)}"
+    return [
+        (
+            s.line,
+            f"Do write `exact {fixed}` on line {s.line}: `absurd` takes the fact first and its "
+            f"negation second, so with `{match.group(1)}` first it asks for `¬¬...` next.",
+        )
+    ]
 
 
 def _missing_argument(p: Mismatch, s: Scene) -> list[Advice]:
@@ -215,7 +277,7 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
     """A term built from the facts in scope has exactly the type this position needs."""
     proofs = [t for t in context.proofs_of(p.expected, s.facts()) if t != p.term]
     if not proofs:
-        return []
+        return _whole_goal_with(p, s)
     proof = proofs[0]
     source = s.source()
     whole = _whole_term(s, source)
@@ -265,6 +327,66 @@ def _derived(p: Mismatch, s: Scene) -> list[Advice]:
 
 # `constructor` on an ∨ applies its first constructor, `Or.inl`: it chooses the left side.
 _SIDE_STEP = re.compile(r"^(?:·\s*)?(left|right|constructor|apply\s+Or\.inl|apply\s+Or\.inr)\s*$")
+
+
+def _whole_goal_with(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact hpr h` with `h : p ∨ q`: nothing proves the needed `p`, but the goal itself is
+    built from the facts with the student's term in it (`h.elim hpr hqr`): the whole step."""
+    source = s.source()
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    if goal is None or not re.fullmatch(r"exact\s+.+", source):
+        return []
+    uses = re.compile(rf"(?<![\w.']){re.escape(p.term)}(?![\w'])")
+    proofs = [t for t in context.proofs_of(goal, s.facts()) if uses.search(t)]
+    if not proofs:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact {proofs[0]}` on line {s.line}: `{shorten(p.term, 16)}` proves "
+            f"`{shorten(p.has, 20)}`, not `{shorten(p.expected, 16)}`, and this builds the goal "
+            f"`{shorten(goal, 20)}` from it and the facts you have.",
+        )
+    ]
+
+
+_MISSING_VALUES = re.compile(r"\?[\w.]+")
+
+
+def _explicit_arguments(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact List.mem_cons_self` printed as `?a ∈ ?a :: ?l` against `x ∈ x :: xs`: the
+    lemma's values were not given; matching its statement against the goal reads them off
+    (in the order they first appear)."""
+    if p.application or not re.fullmatch(r"[\w.']+", p.term.strip()):
+        return []
+    has = _norm(p.has)
+    metas = list(dict.fromkeys(_MISSING_VALUES.findall(has)))
+    if not metas or "?" in p.expected:
+        return []
+    found = _MISSING_VALUES.findall(has)
+    pattern, seen = "", list[str]()
+    for index, piece in enumerate(_MISSING_VALUES.split(has)):
+        pattern += re.escape(piece)
+        if index < len(found):
+            if found[index] in seen:
+                pattern += rf"\{seen.index(found[index]) + 1}"
+            else:
+                seen.append(found[index])
+                pattern += r"(\S+|\([^()]*\))"
+    try:
+        match = re.fullmatch(pattern, _norm(p.expected))
+    except re.error:
+        return []
+    if not match:
+        return []
+    values = " ".join(context.as_argument(v.strip("()")) for v in match.groups())
+    return [
+        (
+            s.line,
+            f"Do give `{p.term}` its values: write `exact {p.term} {values}` on line {s.line}; "
+            f"its statement `{shorten(has, 24)}` with them is the goal.",
+        )
+    ]
 
 
 def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
@@ -399,17 +521,36 @@ def _instantiate_forall(p: Mismatch, s: Scene) -> list[Advice]:
         return []
     pattern = pattern[: first + 6] + pattern[first + 6 :].replace(r"(\S+?)", r"\1")
     value = re.fullmatch(pattern, _norm(p.expected))
-    if not value:
+    found = value.group(1) if value else _spaced_value(body, var, _norm(p.expected))
+    if not found:
         return []
     head = p.term.split()[0]
+    argument = context.as_argument(found)
     return [
         (
             s.line,
-            f"Do apply `{head}` to the value you need: write `exact {head} {value.group(1)}` on "
+            f"Do apply `{head}` to the value you need: write `exact {head} {argument}` on "
             f"line {s.line}, since `{head}` holds for every `{var}` and the goal is the case "
-            f"`{var} = {value.group(1)}`.",
+            f"where `{var}` is `{found}`.",
         )
     ]
+
+
+def _spaced_value(body: str, var: str, target: str) -> str | None:
+    """The value `v` (possibly `2 * n`) that makes `body` with `var := v` read as `target`:
+    every occurrence gets the same value, checked by putting it back in."""
+    pieces = re.split(rf"(?<![\w.']){re.escape(var)}(?![\w'])", body)
+    if len(pieces) < 2:
+        return None
+    pattern = "(.+?)".join(re.escape(piece) for piece in pieces[:2])
+    pattern += "".join(r"\1" + re.escape(piece) for piece in pieces[2:])
+    match = re.fullmatch(pattern, target)
+    if not match:
+        return None
+    value = match.group(1).strip()
+    if not value or value.count("(") != value.count(")"):
+        return None
+    return value
 
 
 def _apply_implication(p: Mismatch, s: Scene) -> list[Advice]:
@@ -419,6 +560,18 @@ def _apply_implication(p: Mismatch, s: Scene) -> list[Advice]:
     name = s.fact_with_type(has.left)
     if name is None:
         return []
+    if p.application and p.application.strip() != p.term.strip():
+        fixed = _replace_term(p.application, p.term, f"({p.term} {name})")
+        if fixed is None:
+            return []
+        return [
+            (
+                s.line,
+                f"Do apply `{p.term}` to `{name}` inside the application: write `exact {fixed}` "
+                f"on line {s.line}; this argument must prove `{shorten(has.right, 20)}`, and "
+                f"`{p.term}` gives that once it has `{name}`.",
+            )
+        ]
     return [
         (
             s.line,
@@ -461,6 +614,35 @@ _SWAPS = {
     Shape.IFF: ("{t}.symm", "`.symm` turns `A ↔ B` into `B ↔ A`, the order the goal wants"),
     Shape.NE: ("Ne.symm {t}", "`Ne.symm` turns `a ≠ b` into `b ≠ a`, the order the goal wants"),
 }
+
+
+def _or_constructor_side(p: Mismatch, s: Scene) -> list[Advice]:
+    """`Or.inl hq` where `hq` proves the right side of the goal `p ∨ q` (or `Or.inr` the left):
+    the other constructor takes it."""
+    match = re.fullmatch(r"(?:@)?Or\.(inl|inr)\s+(.+)", (p.application or "").strip())
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    if not match or goal is None or match.group(2).strip() != p.term.strip():
+        return []
+    split = split_target(goal)
+    if split.shape is not Shape.OR:
+        return []
+    chose, other_side = match.group(1), "inr" if match.group(1) == "inl" else "inl"
+    wanted = split.right if chose == "inl" else split.left
+    proof = p.term
+    if not context.same(p.has, wanted):
+        built = [t for t in context.proofs_of(wanted, s.facts()) if p.term in t]
+        if not built:
+            return []
+        proof = built[0]
+    side = "right" if chose == "inl" else "left"
+    return [
+        _term_advice(
+            s,
+            f"Or.{other_side} {context.as_argument(proof)}",
+            f"`{shorten(proof, 16)}` proves `{shorten(wanted, 16)}`, the {side} side of "
+            f"`{shorten(goal, 24)}`, and `Or.{other_side}` is the constructor for that side",
+        )
+    ]
 
 
 def _or_side(p: Mismatch, s: Scene) -> list[Advice]:
@@ -590,7 +772,7 @@ def _missing_values(p: Mismatch, s: Scene) -> list[Advice]:
     typ = dict(s.hypotheses).get(head, "")
     match = re.match(r"^∀\s*([^,]+),\s*(.+)$", typ.strip())
     if not match:
-        return []
+        return _explicit_value_first(p, s, head)
     body = split_target(match.group(2))
     if body.shape is not Shape.IMPLIES:
         return []
@@ -604,6 +786,32 @@ def _missing_values(p: Mismatch, s: Scene) -> list[Advice]:
             f"Do give `{head}` its values before the proof: write `{fixed}` on line {s.line}, "
             f"since `{head}` starts with ∀, so its first arguments are the values {values}, and "
             f"`{p.term}` comes after them.",
+        )
+    ]
+
+
+def _explicit_value_first(p: Mismatch, s: Scene, head: str) -> list[Advice]:
+    """`Nat.lt_irrefl h` (`h : a < a`): the lemma takes the number explicitly before any proof
+    (`Nat.lt_irrefl (n : Nat) : ¬n < n`), so the proof sits in the value's place. The value
+    is the one variable of that type in `h`'s statement, else `_` for Lean to work out."""
+    if _VALUE_TYPE.fullmatch(_norm(p.has)) or not re.fullmatch(r"[\w.'₀-₉]+", head):
+        return []
+    wanted = _norm(p.expected).split(":")[0].strip()
+    same_type = {"ℕ": "Nat", "ℤ": "Int", "ℝ": "Real", "ℚ": "Rat"}
+    types = {n: same_type.get(t.strip(), t.strip()) for n, t in s.facts() if t}
+    names = re.findall(r"(?<![\w.'])([A-Za-z_][\w'₀-₉]*)(?![\w'])", p.has)
+    values = list(dict.fromkeys(n for n in names if types.get(n) == same_type.get(wanted, wanted)))
+    value = values[0] if len(values) == 1 else "_"
+    application = " ".join((p.application or "").split())
+    if not application.endswith(p.term):
+        return []
+    fixed = f"{application[: -len(p.term)].rstrip()} {value} {context.as_argument(p.term)}"
+    return [
+        (
+            s.line,
+            f"Do give `{head}` its value first: write `{fixed}` on line {s.line}. Its first "
+            f"explicit argument is the value (of type `{wanted}`), not a proof, so `{shorten(p.term, 16)}` goes "
+            "after it.",
         )
     ]
 
@@ -697,11 +905,52 @@ def _hypothesis_states_it(p: Mismatch, s: Scene) -> list[Advice]:
     ]
 
 
+def _linear_consequence(p: Mismatch, s: Scene) -> list[Advice]:
+    """The needed fact follows from the term's fact (and the hypotheses) by adding them up:
+    `linarith [t]` over ℝ (`0 < y ^ 2 + 3` from `sq_nonneg y`), checked by
+    tutor/coach/linear.py, not guessed."""
+    if "?" in p.expected or "?" in p.has:
+        return []
+    types = {n: t for n, t in s.facts() if t}
+    domain = evidence.domain_of_text(s.statement + "\n" + p.expected, types)
+    if domain != evidence.REAL or "import Mathlib" not in s.text.text and not _mathlib_text(s):
+        return []
+    facts = [t for n, t in s.facts() if t and n != "_"]
+    in_scope = p.term in types
+    given = facts if in_scope else [*facts, p.has]
+    listed = "" if in_scope else f" [{p.term}]"
+    if linear.entails(p.expected, given, domain):
+        tactic, why = f"linarith{listed}", "adds up linear facts"
+    elif linear.nlinarith_proves(p.expected, given, domain):
+        tactic, why = f"nlinarith{listed}", "also multiplies facts in pairs"
+    else:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `{tactic}` on line {s.line} instead: `{shorten(p.term, 20)}` proves only "
+            f"`{shorten(p.has, 24)}`, and `{shorten(p.expected, 24)}` follows from it in one "
+            f"step that {tactic.split()[0]} finds ({why}).",
+        )
+    ]
+
+
+def _mathlib_text(s: Scene) -> bool:
+    return any(sym in s.statement + s.text.text for sym in ("ℝ", "ℚ"))
+
+
 def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
     # `?a < ?b` is a lemma's premise, not a goal; and omega knows only ℕ and ℤ.
     if "?" in p.expected or evidence.domain_of_text(s.statement) == evidence.REAL:
         return []
     if not is_linear_arith(p.expected, s.variable_types()):
+        return []
+    types = {n: t for n, t in s.facts() if t}
+    domain = (
+        evidence.INT if evidence.domain_of_text(p.expected, types) == evidence.INT else evidence.NAT
+    )
+    facts = [t for n, t in s.facts() if t and n != "_"]
+    if linear.omega_proves(p.expected, facts, domain) is False:
         return []
     return [
         (
@@ -798,8 +1047,19 @@ def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = (
         for name in hyp.names:
             types.setdefault(name, hyp.type)
     if is_linear_arith(target, types):
+        facts = [t for n, t in scene.facts() if t and n != "_"]
+        facts += [h.type for h in hypotheses if not _is_value_type(h.type)]
+        domain = (
+            evidence.INT if evidence.domain_of_text(target, types) == evidence.INT else evidence.NAT
+        )
+        if linear.omega_proves(target, facts, domain) is False:
+            return None  # omega would fail: the goal needs a fact the context lacks
         return "omega"
     return None
+
+
+def _is_value_type(typ: str) -> bool:
+    return bool(_VALUE_TYPE.fullmatch(_norm(typ)))
 
 
 def goal_at_first_step(scene: Scene) -> Goal | None:
@@ -833,6 +1093,19 @@ def lean3_syntax(source: str, scene: Scene) -> str | None:
             return f"`rcases {target} with {a} | {b}` (or `cases {target} with | inl {a} => ... | inr {b} => ...`)"
         pattern = ", ".join(names)
         return f"`obtain ⟨{pattern}⟩ := {target}` (or `rcases {target} with ⟨{pattern}⟩`)"
+    assume = re.match(r"^(?:assume|assuming)\s+(.+?)\s*,?\s*$", source)
+    if assume:
+        names = " ".join(n.strip(",()") for n in assume.group(1).split(":")[0].split())
+        return f"`intro {names}` (Lean 4 introduces premises with `intro`, not `assume`)"
+    lean3_words = {
+        "from": "exact",
+        "by_contradiction": "by_contra",
+        "rintros": "rintro",
+    }
+    word = re.match(r"^(from|by_contradiction|rintros)\b\s*(.*?)\s*,?\s*$", source)
+    if word:
+        fixed = f"{lean3_words[word.group(1)]} {word.group(2)}".strip()
+        return f"`{fixed}` (`{word.group(1)}` is Lean 3)"
     if source.startswith("{") or source.startswith("}"):
         return "a `·` bullet per goal instead of `{ ... }` blocks, with no commas"
     return None

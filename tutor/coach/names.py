@@ -135,6 +135,7 @@ MATHLIB_LEMMAS = [
     "abs_nonneg",
     "abs_sub_comm",
     "div_pos",
+    "div_nonneg",
     "sub_nonneg",
     "sub_pos",
     "add_sq",

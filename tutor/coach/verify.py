@@ -32,7 +32,7 @@ from typing import Any, Protocol
 _TACTIC_START = re.compile(
     r"^(intro|intros|exact|exact_mod_cast|apply|constructor|omega|simp|simp only|rw|decide|"
     r"exists|refine|obtain|rcases|rintro|cases|left|right|rfl|contradiction|exfalso|unfold|"
-    r"use|subst|linarith|nlinarith|positivity|norm_num|ring|ac_rfl)\b"
+    r"use|subst|linarith|nlinarith|positivity|norm_num|ring|ac_rfl|specialize)\b"
 )
 
 

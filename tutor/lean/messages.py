@@ -125,7 +125,13 @@ _RULES: tuple[tuple[DiagnosticKind, tuple[str, ...]], ...] = (
     ),
     (
         K.DECIDE_FAILED,
-        (r"(tactic )?decide (failed|proved that)", r"failed to reduce to true/false"),
+        (
+            r"(tactic )?decide (failed|proved that)",
+            r"failed to reduce to true/false",
+            # `decide` on a goal with variables (Lean/Elab/Tactic/Decide.lean, ElabTerm.lean before,
+            # `preprocessPropToDecide`): "Expected type must not contain free variables".
+            r"expected type must not contain (free|meta)",
+        ),
     ),
     (K.INTRO_FAILED, (r"insufficient number of binders", r"(tactic )?intro(n)? failed")),
     (

@@ -79,12 +79,21 @@ def test_goal_shapes_get_fitting_tactics() -> None:
         "⊢ 3 + 2 = 5": "decide",
     }
     for goal, tactic in cases.items():
-        context = "a b c : Nat\np q : Prop\n" + goal
+        context = "a b c : Nat\np q : Prop\nh : a + b ≤ c\n" + goal
         attempt = "theorem t : True := by\n  skip"
         d = diag(1, 20, "unsolved goals\n" + context, K.UNSOLVED_GOALS, end=(2, 6))
         feedback = advise(attempt, d)
         assert_follows_rules(feedback)
         assert f"`{tactic}" in feedback.suggestions[0].text, (goal, feedback.suggestions[0].text)
+
+
+def test_omega_is_named_only_when_the_facts_give_the_goal() -> None:
+    # `a + b ≤ c + 2` is false at a = 5, b = c = 0: with no fact about a, b, c, omega fails.
+    attempt = "theorem t : True := by\n  skip"
+    context = "a b c : Nat\n⊢ a + b ≤ c + 2"
+    d = diag(1, 20, "unsolved goals\n" + context, K.UNSOLVED_GOALS, end=(2, 6))
+    text = advise(attempt, d).suggestions[0].text
+    assert "`omega`" not in text and "no linear combination" in text
 
 
 def test_real_goals_get_linarith_family_tactics() -> None:

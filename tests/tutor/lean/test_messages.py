@@ -46,6 +46,13 @@ def test_each_kind_is_recognised_in_both_wordings(name: str, new: bool) -> None:
         ),
         ("`simp_all` made no progress", DiagnosticKind.SIMP_NO_PROGRESS),
         ("motive is not type correct", DiagnosticKind.REWRITE_FAILED),
+        # `decide` on a goal with variables: its precondition, not a parse error.
+        (
+            "Expected type must not contain free variables\n  n + 1 < 5\n\nHint: Use the "
+            "`+revert` option to automatically clean up and revert free variables",
+            DiagnosticKind.DECIDE_FAILED,
+        ),
+        ("expected term", DiagnosticKind.SYNTAX),
         ("something Lean has never said", DiagnosticKind.OTHER),
     ],
 )

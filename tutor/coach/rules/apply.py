@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import families, fixes
-from tutor.coach.advice import next_step
-from tutor.coach.context import as_argument, proofs_of, same
+from tutor.coach import evidence, families, fixes, linear
+from tutor.coach.advice import binder_names, next_step
+from tutor.coach.context import as_argument, expanded, proofs_of, same
 from tutor.coach.goals import (
+    Goal,
     Shape,
     shorten,
     split_target,
@@ -21,7 +22,7 @@ from tutor.coach.rules.base import (
     scene_at,
 )
 from tutor.coach.source import AttemptText
-from tutor.lean.messages import normalise
+from tutor.lean.messages import Mismatch, normalise
 from tutor.lean.types import Diagnostic
 
 
@@ -37,16 +38,48 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(goals[0].target, 40)}`, so name the next premise there too (for "
                 "example `intro hp hq`) before using `constructor`.",
             )
+        names = " ".join(binder_names(goals[0].target)) if shape is Shape.FORALL else ""
+        kind = "a ∀" if shape is Shape.FORALL else "an implication"
         return one(
             d.line,
-            f"Do start with `intro` before line {d.line}: the goal "
-            f"`{shorten(goals[0].target, 40)}` is an implication, and `constructor` only "
-            "splits ∧, ↔ and similar goals.",
+            f"Do write `intro {names or 'h'}` on line {d.line} instead of `constructor`: the "
+            f"goal `{shorten(goals[0].target, 40)}` is {kind}, and `constructor` only splits ∧, "
+            "↔ and similar goals.",
         )
+    if goals and shape in (Shape.NOT, Shape.NE):
+        return [_negation_by_intro(d, ctx, goals[0])]
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
         "∧ or ↔. Check its shape and pick a tactic that fits it.",
+    )
+
+
+def _negation_by_intro(d: Diagnostic, ctx: Context, goal: Goal) -> Advice:
+    """`constructor` on `¬P` or `a ≠ b`: both are implications into False (`P → False`,
+    `a = b → False`), functions with no constructor to apply; `intro h` is their first step.
+    With a `<` fact between the two sides, the library lemma closes `a ≠ b` at once."""
+    split = split_target(goal.target)
+    premise = split.right if split.shape is Shape.NOT else f"{split.left} = {split.right}"
+    facts = scene_at(d, ctx).facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    closing = None
+    for name, typ in facts:
+        if "✝" in name or not typ:
+            continue
+        found = families.weaker_relation(
+            Mismatch(name, typ, goal.target), d.line, dict(facts), ctx.mathlib
+        )
+        if found:
+            closing = found[0][1].split("`")[1]
+            break
+    also = f" (or close it at once with `{closing}`)" if closing else ""
+    taken = {name for name, _ in facts}
+    fresh = next(n for n in ("h", "h'", "heq", "h₁", "h₂") if n not in taken)
+    return Advice(
+        d.line,
+        f"Do write `intro {fresh}` on line {d.line} instead of `constructor`{also}: "
+        f"`{shorten(goal.target, 24)}` means `{shorten(premise, 20)} → False`, an implication, "
+        f"not a structure; `intro {fresh}` assumes it and leaves `False` to prove.",
     )
 
 
@@ -74,7 +107,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     side = re.match(r"(?:tactic )?(left|right) failed", first)
     if side:
         return _side_failed(d, ctx, side.group(1))
-    if "constructor" in first.split(":", 1)[0]:
+    if "constructor" in first.split(":", 1)[0] or "not an inductive datatype" in first:
         return constructor_failed(d, ctx)
     line = d.line
     scene = scene_at(d, ctx)
@@ -92,7 +125,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(conclusion, 20)}`, a different relation from the goal "
                 f"`{shorten(goal.target, 20)}`, and `{relative}` is its relative for that one.",
             )
-        better = _concluding(goal.target, facts, applied)
+        better = _concluding(goal.target, facts, applied) or _concluding(
+            goal.target, facts + [f for f in expanded(facts) if "." in f[0]], applied
+        )
         if better is not None:
             name, term = better
             then = f" (all of it: `exact {term}`)" if term != name else ""
@@ -102,6 +137,10 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
+    if goal is not None:
+        chained = _by_arithmetic(line, goal, scene, ctx, unify is not None)
+        if chained:
+            return [chained]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
     why = "its conclusion does not match the goal"
     if step:
@@ -114,6 +153,38 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         line,
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
+    )
+
+
+def _by_arithmetic(
+    line: int, goal: Goal, scene: fixes.Scene, ctx: Context, unified: bool
+) -> Advice | None:
+    """`apply h1` for `a < c` with `h1 : a < b`, `h2 : b < c`: no hypothesis concludes the
+    goal alone, but two chain into it (`lt_trans h1 h2`), or it follows by adding them up
+    (`linarith`, `omega`), checked by tutor/coach/linear.py."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    types = {n: t for n, t in facts if t}
+    domain = evidence.domain_of_text(goal.target, types)
+    chain = families.chain_for_goal(goal.target, facts, domain, ctx.mathlib)
+    given = [t for n, t in facts if t and n != "_" and "✝" not in n]
+    if chain:
+        return Advice(
+            line,
+            f"Do write `exact {chain}` on line {line}: no single hypothesis concludes the goal "
+            f"`{shorten(goal.target, 20)}`, but these two chain into it, and this lemma joins "
+            "them.",
+        )
+    if domain == evidence.REAL and ctx.mathlib and linear.entails(goal.target, given, domain):
+        tactic = "linarith"
+    elif domain in (evidence.NAT, evidence.INT) and linear.omega_proves(goal.target, given, domain):
+        tactic = "omega"
+    else:
+        return None
+    return Advice(
+        line,
+        f"Do write `{tactic}` on line {line} instead: no hypothesis concludes the goal "
+        f"`{shorten(goal.target, 20)}` by itself, but it follows by adding your hypotheses up, "
+        f"which {tactic} does.",
     )
 
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from tutor.coach import evidence, fixes
-from tutor.coach.context import contradiction, facts_in_scope
+from tutor.coach.context import contradiction, facts_in_scope, traced_goal
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -261,3 +261,47 @@ def definitions(ctx: Context) -> list[str]:
     simp uses their equations only when they are listed."""
     text = ctx.statement + "\n" + ctx.text.text
     return re.findall(r"^\s*(?:@\[[^\]]*\]\s*)?def\s+([\w'.₀-₉]+)", text, re.MULTILINE)
+
+
+# ---------------------------------------------------------------------- goal at a line
+
+
+def goal_at(ctx: Context, line: int) -> str | None:
+    """The goal at `line` as far as the proof text shows it: traced through `intro`s from the
+    statement, or the part of an ∧ / ↔ that a `·` bullet after `constructor` proves."""
+    traced = traced_goal(ctx.statement, ctx.text, line)
+    return traced if traced is not None else bullet_part(ctx, line)
+
+
+def bullet_part(ctx: Context, line: int) -> str | None:
+    """`q` in the second `·` after `constructor` on the goal `p ∧ q` (`q → p` for an ↔)."""
+    indent = ctx.text.indent(line)
+    code = ctx.text.line(line).strip()
+    if not code.startswith("·"):
+        # a line inside a bullet block: the bullet is the nearest `·` above, less indented
+        for number in range(line - 1, 0, -1):
+            above = ctx.text.line(number)
+            if ctx.text.is_code(number) and ctx.text.indent(number) < indent:
+                if above.strip().startswith("·"):
+                    return bullet_part(ctx, number)
+                return None
+        return None
+    bullets = 0
+    for number in range(line, 0, -1):
+        if not ctx.text.is_code(number) or ctx.text.indent(number) > indent:
+            continue
+        if ctx.text.indent(number) < indent:
+            return None
+        text = ctx.text.line(number).strip()
+        if text.startswith("·"):
+            bullets += 1
+            continue
+        if text != "constructor" or bullets > 2:
+            return None
+        split = split_target(traced_goal(ctx.statement, ctx.text, number) or "")
+        parts = {
+            Shape.AND: (split.left, split.right),
+            Shape.IFF: (f"{split.left} → {split.right}", f"{split.right} → {split.left}"),
+        }.get(split.shape)
+        return parts[bullets - 1] if parts else None
+    return None

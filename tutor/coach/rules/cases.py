@@ -20,7 +20,7 @@ from tutor.lean.types import Diagnostic
 
 _ALTERNATIVE = re.compile(r"alternative\s*[`']?(\w+)[`']?\s+has not been provided", re.IGNORECASE)
 _INVALID_ALT = re.compile(
-    r"invalid alternative name\s*[`']?(\w+)[`']?:?\s*expected\s*[`']?(\w+)", re.I
+    r"invalid alternative name\s*[`']?([\w.']+)[`']?:?\s*expected\s*(.+)", re.I
 )
 _CASE_SHAPES = {
     "succ": "| succ k ih => ...",
@@ -38,6 +38,16 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     missing = _ALTERNATIVE.search(d.message)
     if missing:
         name = missing.group(1)
+        misnamed = _misnamed_alternative(ctx.text, d.line, name)
+        if misnamed is not None:
+            at, written = misnamed
+            names = _alternative_names(ctx.text.line(at))
+            return one(
+                at,
+                f"Do write `| {name}{names} =>` on line {at} instead of `| {written}`: an "
+                f"alternative is named by the constructor alone, so Lean does not see `{name}` "
+                "among your cases.",
+            )
         last = _alternatives_end(ctx.text, d.line)
         shape = _CASE_SHAPES.get(name, f"| {name} => ...")
         return one(
@@ -47,11 +57,41 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     invalid = _INVALID_ALT.search(d.message)
     if invalid:
-        want = invalid.group(2)
+        written = invalid.group(1)
+        expected = re.findall(r"[`']([\w.]+)[`']", invalid.group(2)) or [
+            invalid.group(2).split()[0].strip("`'")
+        ]
+        short = written.rsplit(".", 1)[-1]
+        if "." in written and short in expected:
+            names = _alternative_names(ctx.text.line(d.line))
+            return one(
+                d.line,
+                f"Do write `| {short}{names} =>` on line {d.line}: an alternative is named by the "
+                f"constructor alone, `{short}`, without the namespace `{written.rsplit('.', 1)[0]}.`.",
+            )
+        if len(expected) == 1:
+            want = expected[0]
+            names = _alternative_names(ctx.text.line(d.line))
+            shape = f"| {want}{names} =>" if names else _CASE_SHAPES.get(want, "| " + want)
+            return one(
+                d.line,
+                f"Do rename the alternative on line {d.line} to `{shape}`: the constructor is "
+                f"called `{want}`, not `{written}`.",
+            )
+        side = _SIDES.get(short) or _by_position(ctx.text, d.line, expected)
+        if side in expected:
+            names = _alternative_names(ctx.text.line(d.line))
+            return one(
+                d.line,
+                f"Do write `| {side}{names} =>` on line {d.line}: the constructors here are "
+                f"{' and '.join(f'`{e}`' for e in expected)}, and this alternative is the "
+                f"`{side}` case, not `{written}`.",
+            )
+        listed = " or ".join(f"`{e}`" for e in expected)
         return one(
             d.line,
-            f"Do rename the alternative on line {d.line} to `{_CASE_SHAPES.get(want, '| ' + want)}`: "
-            f"the constructor is called `{want}`, not `{invalid.group(1)}`.",
+            f"Do rename the alternative `{written}` on line {d.line}: the constructors here "
+            f"are {listed}, and each alternative starts with one of them.",
         )
     if _SUPERFLUOUS_ALT.search(d.message):
         return one(
@@ -77,6 +117,63 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check the alternatives on line {d.line}: each `| name ... =>` must be a "
         "constructor of the type you split, written once, in any order.",
     )
+
+
+# What students write for the constructors of ∨ (and of ℕ) in Lean 3 or by analogy.
+_SIDES = {
+    "left": "inl",
+    "right": "inr",
+    "Left": "inl",
+    "Right": "inr",
+    "base": "zero",
+    "step": "succ",
+    "nil": "nil",
+    "cons": "cons",
+}
+
+
+def _block_alternatives(text: AttemptText, line: int) -> list[tuple[int, str]]:
+    """(line, name) of the `| name ... =>` alternatives of the split around `line`."""
+    indent = text.indent(line)
+    first = line
+    while first > 1 and (
+        text.line(first - 1).strip().startswith("|") or text.indent(first - 1) > indent
+    ):
+        first -= 1
+    found = []
+    for number in range(first, text.n_lines + 1):
+        code = text.line(number)
+        if text.indent(number) < indent and code.strip():
+            break
+        match = re.match(r"^\s*\|\s*([\w.']+)", code)
+        if match and text.indent(number) == indent:
+            found.append((number, match.group(1)))
+    return found
+
+
+def _by_position(text: AttemptText, line: int, expected: list[str]) -> str | None:
+    """The constructor in this alternative's place, when the alternatives are as many as the
+    constructors (Lean lists them in declaration order)."""
+    block = _block_alternatives(text, line)
+    if len(block) != len(expected):
+        return None
+    return next((expected[i] for i, (n, _) in enumerate(block) if n == line), None)
+
+
+def _misnamed_alternative(text: AttemptText, line: int, name: str) -> tuple[int, str] | None:
+    """The alternative below the split on `line` written `Nat.zero` (a qualified name) where
+    Lean misses `zero`."""
+    for number in range(line + 1, text.n_lines + 1):
+        match = re.match(r"^\s*\|\s*([\w.']+)", text.line(number))
+        if match and "." in match.group(1) and match.group(1).rsplit(".", 1)[-1] == name:
+            return number, match.group(1)
+    return None
+
+
+def _alternative_names(code: str) -> str:
+    """` k ih` in `| Nat.succ k ih => ...`: the names the student gave the fields."""
+    match = re.match(r"^\s*\|\s*[\w.']+((?:\s+[\w'₀-₉]+)*)\s*=>", code)
+    return match.group(1) if match else ""
 
 
 _SUPERFLUOUS_ALT = re.compile(
@@ -133,15 +230,20 @@ def _not_inductive(d: Diagnostic, ctx: Context) -> list[Advice]:
     typ = dict(facts).get(target, "")
     shape = split_target(typ).shape if typ else Shape.OTHER
     what = "a value of an inductive type (a natural number, a list, an ∨, ∧ or ∃ fact)"
-    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT):
+    if shape in (Shape.IMPLIES, Shape.FORALL, Shape.NOT, Shape.NE):
         goal = traced_goal(ctx.statement, ctx.text, line)
         proofs = [p for p in proofs_of(goal, facts) if target in p] if goal else []
         use = f"`exact {proofs[0]}`" if proofs else f"`apply {target}`"
+        meaning = (
+            f" (`{shorten(typ, 16)}` means `{shorten(split_target(typ).left, 10)} = "
+            f"{shorten(split_target(typ).right, 10)} → False`)"
+            if shape is Shape.NE
+            else ""
+        )
         return one(
             line,
             f"Don't use `{tactic}` on `{target}` on line {line}: it splits {what}, and "
-            f"`{target} : {shorten(typ, 20)}` is an implication, which you use by applying it: "
-            f"{use}.",
+            f"`{target}` is an implication{meaning}, which you use by applying it: {use}.",
         )
     return one(
         line,

@@ -48,8 +48,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         why = "it is linear arithmetic that omega proves" if step == "omega" else "it proves it"
         return one(
             line,
-            f"Do use `{step}` on line {line} instead of `decide`: the goal has variables, so "
-            f"`decide` cannot evaluate it, and {why}.",
+            f"Do use `{step}` on line {line} instead of `decide`: `decide` only evaluates "
+            f"closed statements, without variables, and {why}.",
         )
     return one(
         line,
@@ -59,12 +59,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
 
 
 _PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)
+# "Expected type must not contain free variables\n  n + 1 < 5\n\nHint: ..." (decide's
+# precondition: a closed proposition, Lean/Elab/Tactic/Decide.lean `preprocessPropToDecide`)
+_FREE = re.compile(r"must not contain [^\n]*variables\s*\n\s+(.+?)\n", re.IGNORECASE)
 
 
 def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
     """The proposition `decide` was given (Lean prints it), with the facts in scope; else the
     statement's goal when this is the first step."""
-    match = _PROPOSITION.search(d.message + "\n")
+    match = _PROPOSITION.search(d.message + "\n") or _FREE.search(d.message + "\n")
     if match is None:
         return fixes.goal_at_first_step(scene)
     facts = [Hypothesis((n,), t) for n, t in scene.facts() if t]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import binder_names, next_step
 from tutor.coach.goals import (
     Shape,
@@ -12,6 +12,7 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    goals_of,
     one,
     scene_at,
 )
@@ -22,6 +23,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     scene = scene_at(d, ctx)
     goal = fixes.goal_at_first_step(scene)
     line = d.line
+    extra = _too_many_names(d, ctx)
+    if extra is not None:
+        return [extra]
     if goal is None:
         return one(
             line,
@@ -47,10 +51,20 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(goal.target, 30)}` is an ∃, so you choose the value, and "
                 f"{' and '.join(values)} makes the property true.",
             )
+        domain = evidence.domain_of_text(ctx.statement)
+        term = linear.witness_term(goal.target, domain)
+        tactic = "use" if ctx.mathlib else "exists"
+        if term:
+            return one(
+                line,
+                f"Do give the witness with `{tactic} {term}` on line {line} instead of `intro`: "
+                f"the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value; this "
+                "one works whatever the other variables are.",
+            )
         return one(
             line,
-            f"Do give a witness on line {line} with `exists w` or `refine ⟨w, ?_⟩` instead of "
-            f"`intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
+            f"Do give a witness on line {line} with `{tactic} w` or `refine ⟨w, ?_⟩` instead "
+            f"of `intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
         )
     source = ctx.text.line(line).strip().split()
     premises = _count_binders(goal.target)
@@ -81,3 +95,28 @@ def _count_binders(target: str) -> int:
             target = target.split(",", 1)[1] if "," in target else ""
         else:
             return count
+
+
+def _too_many_names(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`intro x hx hy` where Lean's message shows `x` and `hx` already in the context and a goal
+    with nothing left to introduce: the names after those are too many (the goal Lean printed
+    is what remains after the intros that worked)."""
+    words = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").split()
+    goals = goals_of(d)
+    if len(words) < 3 or words[0] not in ("intro", "intros") or not goals:
+        return None
+    names = words[1:]
+    present = {n for h in goals[0].hypotheses for n in h.names}
+    done = 0
+    while done < len(names) and names[done] in present:
+        done += 1
+    if done == 0 or done == len(names):
+        return None
+    kept, dropped = " ".join(names[:done]), ", ".join(f"`{n}`" for n in names[done:])
+    many = "one name" if len(names) - done == 1 else f"{len(names) - done} names"
+    return Advice(
+        d.line,
+        f"Do write `intro {kept}` on line {d.line}: after those the goal is "
+        f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left to introduce, so {dropped} "
+        f"{'is' if len(names) - done == 1 else 'are'} {many} too many.",
+    )

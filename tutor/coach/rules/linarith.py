@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import nlinarith_hint
-from tutor.coach.context import normal
+from tutor.coach.context import normal, traced_goal
 from tutor.coach.goals import (
     Goal,
+    Shape,
     is_nonlinear,
+    shorten,
     split_target,
 )
 from tutor.coach.rules.base import (
@@ -34,8 +36,27 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         return one(
             line,
             f"Do write `exact {product}` on line {line} instead of `{tactic}`: the goal is a "
-            "product of two factors whose signs your hypotheses give, which is that lemma.",
+            "product whose factors' signs your hypotheses give.",
         )
+    facts = [(n, h.type) for h in goal.hypotheses for n in h.names]
+    domain = evidence.domain_of_text(context_text + " " + goal.target, goal.variable_types())
+    original = _original_goal(d, ctx, goal)
+    unequal = _not_equal(line, goal, original, ctx.mathlib, tactic)
+    if unequal:
+        return [unequal]
+    if ctx.mathlib:
+        given = [t for n, t in facts if n != "_" and not n.startswith("a✝")]
+        lemma = linear.abs_bound(original, given, domain) if original else None
+        if lemma:
+            return one(
+                line,
+                f"Do write `rw [{lemma}]; constructor <;> linarith` on line {line}: linarith "
+                f"cannot see inside `|…|`; `{lemma}` splits the goal into two bounds that follow "
+                "linearly from your hypotheses.",
+            )
+        found = _with_library_facts(line, goal.target, facts, domain, original, tactic)
+        if found:
+            return [found]
     if is_nonlinear(context_text):
         if tactic == "nlinarith":
             return one(
@@ -55,11 +76,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `omega` on line {line} instead of `linarith`: subtraction on ℕ is "
             "truncated at zero, which omega understands and linarith does not.",
         )
-    facts = ", ".join(f"`{n}`" for n in goal.usable_fact_names()[:3]) or "your hypotheses"
+    listed = ", ".join(f"`{n}`" for n in goal.usable_fact_names()[:3]) or "your hypotheses"
     return one(
         line,
         f"Do give `linarith` the fact it is missing on line {line}: no linear combination "
-        f"of {facts} proves the goal. Prove the missing inequality with `have` first, or "
+        f"of {listed} proves the goal. Prove the missing inequality with `have` first, or "
         "pass it as `linarith [h]`.",
     )
 
@@ -82,3 +103,114 @@ def _product_lemma(ctx: Context, d: Diagnostic, goal: Goal) -> str | None:
     if not all(names):
         return None
     return f"{_PRODUCT_LEMMAS[split.op]} {names[0]} {names[1]}"
+
+
+_NEGATED = {"≥": "<", ">": "≤", "<": "≥", "≤": ">"}
+
+
+def _original_goal(d: Diagnostic, ctx: Context, goal: Goal) -> str | None:
+    """The goal linarith was asked to prove: traced from the statement, else read back from
+    the negation it added as `a✝` (`a✝ : |x| < x` for the goal `x ≤ |x|`)."""
+    traced = traced_goal(ctx.statement, ctx.text, d.line)
+    if traced is not None and split_target(traced).shape is not Shape.OTHER:
+        return traced
+    negations = [h.type for h in goal.hypotheses for n in h.names if n.startswith("a✝")]
+    if goal.target.strip() != "False" or len(negations) != 1:
+        return None
+    split = split_target(negations[0])
+    if split.op not in _NEGATED:
+        return None
+    return f"{split.left} {_NEGATED[split.op]} {split.right}"
+
+
+def _not_equal(
+    line: int, goal: Goal, original: str | None, mathlib: bool, tactic: str
+) -> Advice | None:
+    """linarith never uses a `≠` hypothesis. For a strict goal `a < b` with `a ≤ b` and
+    `a ≠ b` in hand, `lt_of_le_of_ne` is the step (Mathlib's name; `Nat.lt_of_le_of_ne` in
+    core Lean for ℕ)."""
+    unequal = [
+        (n, split_target(t)) for n, t in goal.named_facts() if split_target(t).shape is Shape.NE
+    ]
+    if not unequal or original is None:
+        return None
+    want = split_target(normal(original))
+    if want.shape is not Shape.LT:
+        names = ", ".join(f"`{n}`" for n, _ in unequal[:2])
+        return Advice(
+            line,
+            f"Don't count on {names} on line {line}: `{tactic}` never uses a `≠` hypothesis. "
+            "Turn it into a strict inequality first (for example with `lt_of_le_of_ne`), or "
+            "split the cases with `rcases lt_or_gt_of_ne h with h | h`.",
+        )
+    small, large = normal(want.left), normal(want.right)
+    weak = next(
+        (n for n, t in goal.named_facts() if normal(t) == f"{small} ≤ {large}" and "✝" not in n),
+        None,
+    )
+    for name, split in unequal:
+        sides = (normal(split.left), normal(split.right))
+        if "✝" in name or sides not in ((small, large), (large, small)):
+            continue
+        ne = name if sides == (small, large) else f"(Ne.symm {name})"
+        lemma = "lt_of_le_of_ne" if mathlib else "Nat.lt_of_le_of_ne"
+        if weak is None or not evidence.in_library(lemma, mathlib):
+            break
+        return Advice(
+            line,
+            f"Do write `exact {lemma} {weak} {ne}` on line {line} instead of `{tactic}`: "
+            f"linarith never uses a `≠` hypothesis such as `{name}`, and `{lemma}` turns "
+            f"`{weak}` and `{name}` into the strict `{shorten(original, 20)}`.",
+        )
+    return Advice(
+        line,
+        f"Do turn the `≠` into a strict inequality before line {line}: `{tactic}` never uses a "
+        f"`≠` hypothesis such as `{unequal[0][0]}`; `lt_of_le_of_ne` gives `<` from `≤` and `≠`.",
+    )
+
+
+def _with_library_facts(
+    line: int,
+    target: str,
+    facts: list[tuple[str, str]],
+    domain: str,
+    original: str | None,
+    tactic: str,
+) -> Advice | None:
+    """The Mathlib fact (`le_abs_self x`, `sq_nonneg x`, `mul_pos ha hb`) that makes the goal a
+    linear consequence, found by checking the combination (tutor/coach/linear.py); `exact`
+    it when it is the goal itself."""
+    found = linear.missing_facts(target, facts, domain)
+    if found:
+        terms = [term for term, _ in found]
+        if len(found) == 1 and original and linear.states(found[0][1], original, domain):
+            return Advice(
+                line,
+                f"Do write `exact {terms[0]}` on line {line} instead of `{tactic}`: linarith "
+                "treats `|x|`, squares and products as unknowns it cannot see inside, and "
+                f"this library lemma states the goal `{shorten(original, 20)}`.",
+            )
+        listed = ", ".join(terms)
+        return Advice(
+            line,
+            f"Do write `linarith [{listed}]` on line {line}: linarith treats `|x|`, squares "
+            "and products as unknowns it cannot see inside, and with "
+            f"{'this fact' if len(terms) == 1 else 'these facts'} the goal is a linear "
+            "combination.",
+        )
+    given = [t for n, t in facts if n != "_"]
+    hints = linear.square_hints(target, given, domain)
+    if hints:
+        return Advice(
+            line,
+            f"Do write `nlinarith [{', '.join(hints)}]` on line {line}: the goal needs this "
+            "square (never negative), which nlinarith uses once you list it.",
+        )
+    if linear.nlinarith_proves(target, given, domain):
+        return Advice(
+            line,
+            f"Do write `nlinarith` on line {line} instead of `{tactic}`: the goal needs a "
+            "product of your hypotheses (or a square), which linarith never forms and "
+            "nlinarith does.",
+        )
+    return None

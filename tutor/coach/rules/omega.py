@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.advice import substitution_step
 from tutor.coach.algebra import ac_step
+from tutor.coach.context import traced_goal
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -23,6 +24,7 @@ from tutor.coach.rules.base import (
     scene_at,
 )
 from tutor.coach.source import statement_hypotheses
+from tutor.lean.messages import Mismatch
 from tutor.lean.types import Diagnostic
 
 _OMEGA_ATOM = re.compile(r"^\s*(\S+)\s*:=\s*(.+)$")
@@ -33,11 +35,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     message = d.message
     if "ℝ" in ctx.statement or "ℝ" in ctx.text.text:
-        return one(
-            line,
-            f"Don't use `omega` on line {line} for real numbers: it only knows ℕ and ℤ. "
-            "Use `linarith`, or `nlinarith` when the goal has products or squares.",
-        )
+        return [_over_the_reals(d, ctx)]
     dropped = dropped_fact(ctx, line, _counterexample_names(message))
     if dropped is not None:
         return [dropped]
@@ -204,3 +202,52 @@ def _product_fact_example(ctx: Context) -> str | None:
 def _counterexample_names(message: str) -> set[str]:
     """The variables in omega's counterexample (`n ≤ 2`, `where n := n`)."""
     return set(re.findall(r"(?<![\w.'])([a-zα-ω][\w'₀-₉]*)(?![\w'])", message.split(":", 1)[-1]))
+
+
+def _over_the_reals(d: Diagnostic, ctx: Context) -> Advice:
+    """omega on ℝ: it decides only ℕ and ℤ. The replacement is named with evidence: linarith
+    when the goal follows linearly (tutor/coach/linear.py), the strict-to-`≠` lemma for a `≠`
+    goal (linarith proves no `≠`), nlinarith when products of the facts give it."""
+    line = d.line
+    scene = scene_at(d, ctx)
+    goal = traced_goal(ctx.statement, ctx.text, line)
+    facts = scene.facts()
+    why = f"Don't use `omega` on line {line} for real numbers: it only knows ℕ and ℤ"
+    if goal is None:
+        return Advice(
+            line,
+            f"{why}. Use the ℝ tactics: `linarith` for linear facts, "
+            "`nlinarith` for products, `positivity` for signs.",
+        )
+    if split_target(goal).shape is Shape.NE:
+        for name, typ in facts:
+            found = (
+                families.weaker_relation(Mismatch(name, typ, goal), line, dict(facts), ctx.mathlib)
+                if typ and "✝" not in name
+                else []
+            )
+            if found:
+                step = found[0][1].split("`")[1]
+                return Advice(line, f"{why}, and linarith proves no `≠`. Instead, write `{step}`.")
+        return Advice(
+            line,
+            f"{why}, and linarith proves no `≠`: assume the equation with "
+            "`intro h` and derive `False`, or use `ne_of_gt` / `ne_of_lt` with a strict fact.",
+        )
+    given = [t for n, t in facts if t and n != "_"]
+    if linear.entails(goal, given, evidence.REAL):
+        return Advice(
+            line,
+            f"{why}. Use `linarith` there instead: the goal follows by adding up your hypotheses.",
+        )
+    if linear.nlinarith_proves(goal, given, evidence.REAL):
+        return Advice(
+            line,
+            f"{why}. Use `nlinarith` there instead: the goal follows from "
+            "products of your hypotheses.",
+        )
+    return Advice(
+        line,
+        f"{why}, and no linear combination of your hypotheses gives "
+        f"`{shorten(goal, 24)}`: find the fact it needs first.",
+    )

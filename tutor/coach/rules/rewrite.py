@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.goals import (
+    Goal,
     Shape,
     parse_goals,
     shorten,
@@ -35,8 +36,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     match = _PATTERN.search(d.message)
     pattern = strip_sort(match.group(1)) if match else ""
     goals = parse_goals(d.goal) if d.goal else parse_goals(_after_pattern(d.message))
+    written = _rule_at(ctx, d)
     if pattern and goals:
+        own = _own_rule(line, written, pattern, goals[0], ctx)
+        if own:
+            return [own]
         for name, typ in goals[0].named_facts():
+            if written is not None and name != written[1]:
+                continue  # the student's own rule is what to fix, not another hypothesis
             hyp = split_target(typ)
             flipped = (
                 hyp.shape in (Shape.EQ, Shape.IFF)
@@ -51,7 +58,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 )
     shown = f"`{shorten(pattern, 40)}`" if pattern else "the rule's left side"
     types = dict(statement_hypotheses(ctx.statement))
-    if goals and fixes.is_linear_arith(goals[0].target, types):
+    if goals and fixes.is_linear_arith(goals[0].target, types) and _omega_proves(goals[0], types):
         return one(
             line,
             f"Do prove `{shorten(goals[0].target, 30)}` with `omega` on line {line} instead of "
@@ -64,6 +71,67 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         "rw only rewrites exact matches. Use `rw [← h]` for the other direction, "
         "`simp only [h]`, or `rw [h] at h'` for a hypothesis.",
     )
+
+
+def _rule_at(ctx: Context, d: Diagnostic) -> tuple[bool, str] | None:
+    """(reversed, name) of the rewrite rule Lean points at (`rw [← h1]`): its column is where
+    the rule starts in the student's line."""
+    rest = ctx.text.line(d.line)[d.column :]
+    match = re.match(r"\s*(←|<-)?\s*([\w'₀-₉.]+)\s*(?:[,\]]|at\b|$)", rest)
+    if not match:
+        return None
+    return match.group(1) is not None, match.group(2)
+
+
+_COMMUTE = {"*": ("mul_comm", "Nat.mul_comm"), "+": ("add_comm", "Nat.add_comm")}
+
+
+def _own_rule(
+    line: int, written: tuple[bool, str] | None, pattern: str, goal: Goal, ctx: Context
+) -> Advice | None:
+    """The rule the student wrote, read against the goal: `rw [← h]` whose other side is in
+    the goal was meant without the arrow; a pattern `a * b` whose goal has `b * a` needs the
+    factors swapped first (`mul_comm`)."""
+    target = goal.target
+    if written is not None:
+        backwards, name = written
+        typ = dict(goal.named_facts()).get(name, "")
+        hyp = split_target(typ)
+        if (
+            backwards
+            and hyp.shape in (Shape.EQ, Shape.IFF)
+            and hyp.right.strip() == pattern
+            and _occurs_as_term(hyp.left.strip(), target)
+        ):
+            return Advice(
+                line,
+                f"Do write `rw [{name}]` on line {line}, without the `←`: the arrow rewrites "
+                f"`{shorten(hyp.right, 16)}` into `{shorten(hyp.left, 16)}`, the wrong "
+                f"direction here, since the goal contains `{shorten(hyp.left, 16)}`.",
+            )
+    swap = re.fullmatch(r"(\S+) ([*+]) (\S+)", pattern.strip())
+    if swap:
+        a, op, b = swap.groups()
+        swapped = f"{b} {op} {a}"
+        if a != b and _occurs_as_term(swapped, target):
+            general, core = _COMMUTE[op]
+            lemma = general if ctx.mathlib else core
+            if evidence.in_library(lemma, ctx.mathlib):
+                rule = f", {'← ' if written and written[0] else ''}{written[1]}" if written else ""
+                return Advice(
+                    line,
+                    f"Do swap the order first: write `rw [{lemma} {b} {a}{rule}]` on line {line}. "
+                    f"The goal has `{swapped}`, and rw matches only the order written in the rule, "
+                    f"`{pattern}`.",
+                )
+    return None
+
+
+def _omega_proves(goal: Goal, types: dict[str, str]) -> bool:
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    domain = evidence.INT if domain == evidence.INT else evidence.NAT
+    return linear.omega_proves(goal.target, facts, domain) is not False
 
 
 def _occurs_as_term(term: str, target: str) -> bool:

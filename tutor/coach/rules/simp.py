@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.goals import (
     Goal,
     shorten,
@@ -43,6 +43,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"`{shorten(goal.target, 30)}`. Use `{step}` there instead, which proves it "
             "directly.",
         )
+    if goal is not None:
+        facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        types = {**scene.variable_types(), **goal.variable_types()}
+        domain = evidence.domain_of_text(goal.target, types)
+        closer = linear.closer(goal.target, facts, domain, ctx.mathlib)
+        if closer:
+            return one(
+                line,
+                f"Do use `{closer}` on line {line} instead of `{tactic}`: the goal "
+                f"`{shorten(goal.target, 30)}` follows by adding up your hypotheses, which "
+                f"{closer} does and simp does not.",
+            )
     defined = [n for n in definitions(ctx) if goal is not None and _mentions(goal.target, n)]
     if defined:
         head = "norm_num" if tactic.startswith("norm_num") else "simp"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach.advice import first_step, next_step
+from tutor.coach.context import facts_in_scope
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
@@ -11,9 +14,11 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    bullet_part,
     one,
 )
 from tutor.coach.source import proof_conclusion, statement_hypotheses
+from tutor.coach.verify import candidates_in
 from tutor.lean.types import Diagnostic
 
 
@@ -22,12 +27,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     lines = ctx.text.sorry_lines(span)
     anchor = lines[0] if lines else d.line
     more = f" (and {len(lines) - 1} more below)" if len(lines) > 1 else ""
-    goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor)
+    goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor) or _goal_of_step(ctx, anchor)
     if goal is None:
         return one(
             anchor,
-            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step; "
-            "Lean accepts nothing that contains `sorry`, so the theorem is not proved yet.",
+            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step: `sorry` "
+            "is only a placeholder for a missing proof, so Lean does not count the theorem as "
+            "proved yet.",
         )
     # The student wrote no step at all: the shape's first step is advice, the whole answer
     # (`exact ⟨h.2, h.1⟩`, `omega`) is a hint, offered as one (Advice.reveals).
@@ -38,19 +44,19 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         advice = [
             Advice(
                 anchor,
-                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
-                "work out from your hypotheses why it holds, one step at a time.",
+                f"Do replace the `sorry` on line {anchor}{more}, a placeholder, with a real proof "
+                f"of `{target}`: work out from your hypotheses why it holds, one step at a time.",
             )
         ]
     else:
         advice = [
             Advice(
                 anchor,
-                f"Do replace the `sorry` on line {anchor}{more} with a real proof of `{target}`: "
-                f"{start}.",
+                f"Do replace the `sorry` on line {anchor}{more}, a placeholder, with a real proof "
+                f"of `{target}`: {start}.",
             )
         ]
-    if answer != start:
+    if answer != start and candidates_in(answer):
         advice.append(
             Advice(anchor, f"Do replace the `sorry` on line {anchor}: {answer}.", reveals=True)
         )
@@ -68,3 +74,22 @@ def _goal_at_whole_proof_sorry(ctx: Context, decl_line: int, sorry_line: int) ->
         return None
     hyps = [Hypothesis((name,), typ) for name, typ in statement_hypotheses(header)]
     return Goal(conclusion, hyps)
+
+
+_HAVE = re.compile(r"^(?:·\s*)?have\s+[\w'₀-₉]*\s*:\s*(?P<type>.+?)\s*:=\s*(?:by\s+)?sorry\s*$")
+
+
+def _goal_of_step(ctx: Context, line: int) -> Goal | None:
+    """The goal a `sorry` stands for inside the proof: the statement of `have h : T := by
+    sorry`, or the part of an ∧ / ↔ that the bullet after `constructor` proves, with the
+    hypotheses in scope there (the statement's and what the proof introduced)."""
+    code = ctx.text.line(line).split("--", 1)[0].strip()
+    facts = facts_in_scope(ctx.statement, ctx.text, line)
+    hyps = [Hypothesis((name,), typ) for name, typ in facts if typ and name != "_"]
+    have = _HAVE.match(code)
+    if have:
+        return Goal(have.group("type"), hyps)
+    if not re.fullmatch(r"·\s*sorry", code):
+        return None
+    part = bullet_part(ctx, line)
+    return Goal(part, hyps) if part else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import fixes
+from tutor.coach.context import facts_in_scope, proofs_of, traced_goal
 from tutor.coach.goals import (
     shorten,
 )
@@ -41,11 +42,16 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do put the rewrite rules in square brackets on line {line}, as in `{fixed}`: "
             "Lean 4 writes `rw [h]` and `simp only [h]`, not `rw h`.",
         )
+    bare = _bare_tactic(d, ctx)
+    if bare:
+        return [bare]
     if "'↦', '=>'" in message or "`↦`, `=>`" in message:
+        lambda_line = _lean4_lambda(source_line.strip())
+        shown = f"`{lambda_line}`" if lambda_line else "`fun x => ...`"
         return one(
             line,
-            f"Do write `fun x => ...` on line {line}: Lean 4 puts `=>` (or `↦`) after the "
-            "binder where Lean 3 used a comma.",
+            f"Do write {shown} on line {line}: a Lean 3 `λ x, e` (or `fun x -> e`) is "
+            "`fun x => e` in Lean 4, with `=>` (or `↦`) after the binder instead of the comma.",
         )
     if "begin" in source_line.split() or source_line.strip() == "begin":
         return one(
@@ -72,4 +78,37 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         line,
         f"Do fix the syntax on line {line} first: Lean stopped reading there ({first}), so "
         "nothing after this point was checked yet.",
+    )
+
+
+_LAMBDA = re.compile(r"(?:λ|fun)\s+((?:⟨[^⟨⟩]*⟩|[^,=⟨])+?)\s*(?:,|->)\s*")
+
+
+def _lean4_lambda(source: str) -> str | None:
+    """The student's line with each `λ x, e` / `fun x -> e` written `fun x => e`."""
+    fixed = _LAMBDA.sub(lambda m: f"fun {m.group(1).strip()} => ", source)
+    return fixed if fixed != source and len(fixed) <= 60 else None
+
+
+_TERM_TACTICS = ("exact", "apply", "refine", "use", "exists", "calc", "show", "have")
+
+
+def _bare_tactic(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact` (or `apply`, `use`, ...) with nothing after it: Lean reads on for the term and
+    meets the end of the proof. The tactic needs its term; name one when the hypotheses in
+    scope build the goal there (traced from the statement)."""
+    code = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if (
+        code not in _TERM_TACTICS
+        or "end of input" not in d.message.lower()
+        and "expected term" not in d.message.lower()
+    ):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    proofs = proofs_of(goal, facts_in_scope(ctx.statement, ctx.text, d.line)) if goal else []
+    example = f", here `exact {proofs[0]}`" if proofs and code in ("exact", "apply") else ""
+    return Advice(
+        d.line,
+        f"Do give `{code}` the term it needs on line {d.line}{example}: `{code}` takes a proof "
+        "(or value) after it, and with nothing there Lean reached the end of the input.",
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.context import proofs_of
 from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
 from tutor.coach.rewriting import rewrites
@@ -91,6 +91,7 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     types = {**scene.variable_types(), **goal.variable_types()}
     domain = evidence.domain_of_text(target, types)
     follows = evidence.consequence_of(target, facts)
+    closer = linear.closer(target, facts, domain, ctx.mathlib)
     if opening.startswith("not a positivity goal"):
         closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
         fix = (
@@ -103,26 +104,27 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"Don't use `positivity` on line {line}: it {NEEDS['positivity']}, and "
             f"`{shorten(target, 24)}` is not of that form.{fix}",
         )
-    zero = _false_at_zero(target, domain, facts) if "strict" in opening else None
+    zero = _false_at_zero(target, domain, facts)
     if zero is not None:
+        weaker = "could prove only a weaker claim" if "strict" in opening else "cannot prove it"
         return one(
             line,
-            f"Do check the goal on line {line}: `positivity` could prove only a weaker claim, "
-            f"and `{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
-            "that out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
+            f"Do check the goal on line {line}: `positivity` {weaker}, and "
+            f"`{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules that "
+            "out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
         )
-    if follows and (ctx.mathlib or domain == evidence.REAL):
+    if closer:
+        source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return one(
             line,
-            f"Do use `linarith` on line {line} instead of `positivity`: it {NEEDS['positivity']}"
-            f" and does not rearrange hypotheses, while the goal follows from `{follows}` in one "
-            "linear step.",
+            f"Do use `{closer}` on line {line} instead of `positivity`: that proves `0 ≤ e`, "
+            f"`0 < e` or `e ≠ 0` from the shape of `e` alone, while this goal follows {source}.",
         )
     return one(
         line,
-        f"Do give `positivity` what it lacks on line {line}: it {NEEDS['positivity']} "
-        "(squares, absolute values, positive numerals, variables with hypotheses like `0 < x`), "
-        f"and found no reason why `{shorten(target, 24)}` holds.",
+        f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "
+        "parts of `e` (squares, `|x|`, positive numerals, variables with a hypothesis `0 < x`) "
+        f"and found no such reason for `{shorten(target, 24)}`.",
     )
 
 
@@ -160,6 +162,18 @@ def _ring(
     """`ring` on an equation that is no identity: the hypothesis that makes it one (rewrite
     first), or say it needs the hypotheses. Identities are tested by evaluation."""
     domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if split_target(goal.target).shape in (Shape.LE, Shape.LT):
+        closer = linear.closer(goal.target, facts, domain, mathlib)
+        return Advice(
+            line,
+            f"Do use `{closer}` on line {line} instead of `ring`: ring proves only equations, "
+            f"and `{shorten(goal.target, 24)}` is an inequality, which {closer} gets by adding "
+            "up your facts."
+            if closer
+            else f"Don't use `ring` on line {line}: it proves only equations, and "
+            f"`{shorten(goal.target, 24)}` is an inequality; compare the two sides with your "
+            "hypotheses instead.",
+        )
     if evidence.identity(goal.target, domain) is not False:
         return None
     for found in rewrites(facts, goal.target):
@@ -171,11 +185,13 @@ def _ring(
                 f"with `{found.name}`, and after the rewrite it is an identity ring proves.",
             )
     follows = evidence.consequence_of(goal.target, facts)
-    if follows and (mathlib or domain == evidence.REAL):
+    closer = linear.closer(goal.target, facts, domain, mathlib)
+    if closer:
+        source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return Advice(
             line,
-            f"Do use `linarith` on line {line} instead of `ring`: the goal is not true for all "
-            f"values, and it follows from `{follows}` in one linear step.",
+            f"Do use `{closer}` on line {line} instead of `ring`: the goal is not true for all "
+            f"values, and it follows {source}.",
         )
     return Advice(
         line,

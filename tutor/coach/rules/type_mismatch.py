@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import families, fixes
+from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.context import proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
@@ -43,6 +43,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         and has_split.left.strip() == want_split.right.strip()
         and has_split.right.strip() == want_split.left.strip()
     ):
+        swapped = _swapped_arguments(parts.term, has, want)
+        if swapped:
+            return one(
+                line,
+                f"Do write `exact {swapped}` on line {line}: the arguments of "
+                f"`{parts.term.split()[0]}` are in the wrong order; with them swapped it "
+                f"proves `{shorten(want, 40)}`, the goal.",
+            )
         return one(
             line,
             f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
@@ -61,7 +69,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do check the numbers on line {line}: `{shorten(want, 40)}` is false, so `rfl` "
             "cannot prove it. Choose a different witness or value so that both sides agree.",
         )
-    calc_step = _calc_missing_step(term, has_split, want_split, d, ctx)
+    calc_step = _calc_missing_step(term, has_split, want_split, d, ctx) or _calc_relation(
+        term, has_split, want_split, d, ctx
+    )
     if calc_step:
         return [calc_step]
     if want_split.shape is Shape.AND and has.strip() in (
@@ -80,6 +90,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     found = fixes.type_mismatch(d.message, scene_at(d, ctx))
     if found:
         return [Advice(at, text) for at, text in found]
+    whole = _whole_step_by_arithmetic(d, ctx)
+    if whole:
+        return [whole]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
     return one(
         line,
@@ -87,6 +100,45 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
     )
+
+
+def _whole_step_by_arithmetic(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact Nat.succ_le_of_lt h` that does not fit, on a goal the hypotheses give by adding
+    them up: `omega` (ℕ, ℤ) or `linarith` (Mathlib) is the whole step, checked by
+    tutor/coach/linear.py."""
+    source = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not source.startswith("exact "):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is None:
+        return None
+    facts = scene_at(d, ctx).facts()
+    types = {n: t for n, t in facts if t}
+    domain = evidence.domain_of_text(goal, types)
+    closer = linear.closer(goal, facts, domain, ctx.mathlib)
+    if closer is None:
+        return None
+    return Advice(
+        d.line,
+        f"Do replace `{shorten(source, 30)}` on line {d.line} with `{closer}`: the term does "
+        f"not fit here, and the goal `{shorten(goal, 24)}` follows by adding up your "
+        "hypotheses.",
+    )
+
+
+def _swapped_arguments(term: str, has: str, want: str) -> str | None:
+    """`Nat.add_comm a b` for the goal `a + b = b + a` written `Nat.add_comm b a`: swapping
+    the two value arguments turns the proved equation into the goal."""
+    match = re.fullmatch(r"([\w.']+)\s+([\w'₀-₉]+)\s+([\w'₀-₉]+)", " ".join(term.split()))
+    if not match or match.group(2) == match.group(3):
+        return None
+    head, a, b = match.groups()
+    exchanged = re.sub(
+        rf"(?<![\w.'])({re.escape(a)}|{re.escape(b)})(?![\w'])",
+        lambda m: b if m.group(1) == a else a,
+        has,
+    )
+    return f"{head} {b} {a}" if same(exchanged, want) else None
 
 
 def _witness_for(d: Diagnostic, ctx: Context) -> str | None:
@@ -121,6 +173,58 @@ def _calc_missing_step(
     )
 
 
+_CALC_STEP = re.compile(
+    r"^(?:calc\s+)?(?P<lhs>.+?)\s*(?P<op>[<≤=])\s*(?P<rhs>.+?)\s*:=\s*(?P<proof>.+)$"
+)
+_COMPOSE = {("<", "<"): "<", ("<", "≤"): "<", ("≤", "<"): "<", ("≤", "≤"): "≤"}
+
+
+def _calc_relation(
+    term: str, has: Split, want: Split, d: Diagnostic, ctx: Context
+) -> Advice | None:
+    """A calc step `_ < c := h2` whose proof gives `b ≤ c`: the step may state the relation
+    its proof gives, since calc chains `<` with `≤` (Lean's `Trans` instances), as long as the
+    chain still gives the goal's relation (at least one `<` for a `<` goal)."""
+    source = ctx.text.line(d.line).strip()
+    step = _CALC_STEP.match(source)
+    if step is None or step.group("proof").strip() != term.strip():
+        return None
+    if has.op not in ("<", "≤") or want.op not in ("<", "≤") or has.op == want.op:
+        return None
+    if (has.left.strip(), has.right.strip()) != (want.left.strip(), want.right.strip()):
+        return None
+    relations = []
+    opening = next(
+        (n for n in range(d.line, 0, -1) if ctx.text.line(n).strip().startswith("calc")), None
+    )
+    if opening is None:
+        return None
+    for number in range(opening, ctx.text.n_lines + 1):
+        code = ctx.text.line(number).strip()
+        found = _CALC_STEP.match(code)
+        if not found or not (code.startswith("calc") or code.startswith("_")):
+            break
+        relations.append(has.op if number == d.line else found.group("op"))
+    goal = traced_goal(ctx.statement, ctx.text, opening) or ""
+    result = None
+    for op in relations:
+        result = (
+            op
+            if result is None or op == "="
+            else (result if result == "=" else _COMPOSE[(result, op)])
+        )
+    goal_op = split_target(goal).op
+    if result is None or goal_op not in ("<", "≤") or (goal_op == "<" and result != "<"):
+        return None
+    fixed = f"_ {has.op} {step.group('rhs').strip()} := {term}"
+    return Advice(
+        d.line,
+        f"Do write `{fixed}` on line {d.line}: `{term}` proves `{shorten(' '.join([has.left, has.op, has.right]), 20)}`, "
+        f"and a calc chain may mix `<` and `≤` steps; with this one it still proves "
+        f"`{shorten(goal, 24)}`.",
+    )
+
+
 def _numeric(text: str) -> bool:
     return bool(re.fullmatch(r"[\d\s+*\-^/%().=<>≤≥≠]+", text))
 
@@ -141,6 +245,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
         families.strict_from_weak(parts, d.line, facts, ctx.mathlib),
+        families.operation_swap(parts, d.line, ctx.mathlib),
     ):
         if found:
             return [Advice(at, text) for at, text in found]

@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 from tutor.coach.advice import binder_names
-from tutor.coach.context import facts_in_scope, same, traced_goal
+from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
+    shorten,
     split_target,
 )
 from tutor.coach.names import (
@@ -24,6 +25,7 @@ from tutor.coach.names import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
+    goal_at,
     one,
 )
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
@@ -36,7 +38,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     match = _UNKNOWN_NAME.search(d.message)
     name = match.group(1).rstrip("'`’") if match else ctx.text.token_at(d.line, d.column)
     line = d.line
-    if name in TACTICS:
+    if name in ("left", "right") and _unnamed_binder(ctx, name, line) is not None:
+        pass  # the names Lean 3 `cases` gave the halves of an ∧: handled below
+    elif name in TACTICS:
         extra = (
             " (and not part of core Lean)" if name in MATHLIB_TACTICS and not ctx.mathlib else ""
         )
@@ -85,6 +89,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Without names Lean makes up inaccessible ones (shown with ✝) that you cannot "
             f"type, so `{name}` is unknown on line {line}{also}.",
         )
+    consumed = _taken_apart(ctx, name, line)
+    if consumed is not None:
+        return [consumed]
+    parts = _parts_never_named(ctx, name, line)
+    if parts is not None:
+        return [parts]
+    substituted = _substituted_by_rfl(ctx, name, line)
+    if substituted is not None:
+        return [substituted]
+    premise = _premise_not_introduced(ctx, name, line)
+    if premise is not None:
+        return [premise]
     lean4 = _lean3_namespace(name)
     if lean4 is not None:
         return [
@@ -103,6 +119,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"and `{fact}` is the one whose statement matches the goal.",
         )
     if _looks_local(name):
+        built = _built_for_goal(ctx, name, line)
+        if built is not None:
+            return [built]
         return one(line, _local_name_advice(ctx, name, line))
     lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
     candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
@@ -175,7 +194,7 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
     same_letters = [n for n in near if sorted(n) == sorted(name)]
     near = same_letters if len(same_letters) == 1 else near
-    if len(near) == 1 and len(name) > 1:
+    if len(near) == 1 and len(name) > 1 and _fits_where_used(ctx, name, near[0], scope, line):
         return (
             f"Do replace `{name}` on line {line} with `{near[0]}`: nothing named `{name}` is "
             f"in scope there, and `{near[0]}` is the one name in scope spelled almost the same."
@@ -340,6 +359,8 @@ _BARE_SPLIT = re.compile(r"^(cases|induction)\s+([\w'₀-₉]+)\s*;?$")
 def _obtain_names(name: str, typ: str, shape: Shape) -> str:
     """The pattern of an `obtain` that gives `name` to the part the student used: a proof name
     (`h...`) is the property of an ∃ or the second half of an ∧; another name is the witness."""
+    if name in ("left", "right"):
+        return "left, right"  # the names Lean 4 `cases` gives the halves (`left✝`, `right✝`)
     if shape is Shape.EXISTS:
         witness = (binder_names(typ) or ["w"])[0]
         return f"{witness}, {name}" if name.startswith("h") else f"{name}, h{name}"
@@ -422,4 +443,181 @@ def _fact_for_goal(name: str, ctx: Context, line: int) -> str | None:
 def _type_word(typ: str) -> bool:
     return bool(
         re.fullmatch(r"(Prop|Type\S*|Nat|Int|ℕ|ℤ|ℝ|List\s+\S+|Bool|.*→\s*(Nat|Prop|ℕ))", typ)
+    )
+
+
+_RFL_PATTERN = re.compile(r"^(?:·\s*)?(?:obtain|rcases|rintro)\b.*⟨[^⟨⟩]*\brfl\b[^⟨⟩]*⟩")
+
+
+def _substituted_by_rfl(ctx: Context, name: str, line: int) -> Advice | None:
+    """`obtain ⟨k, rfl⟩ := h`, then `rw [hk]`: the `rfl` part substituted the equation into
+    the goal instead of naming it, so there is no `hk` (and `h` itself is gone)."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        if not _RFL_PATTERN.match(code) or code.count("rfl") != 1:
+            continue
+        fixed = re.sub(r"\brfl\b", name, code, count=1)
+        step = ctx.text.line(line).strip()
+        if re.fullmatch(
+            rf"(?:rw|rewrite|simp only|simp)\s*\[\s*(?:←\s*)?{re.escape(name)}\s*\]", step
+        ):
+            return Advice(
+                line,
+                f"Do delete `{step}` on line {line}: the `rfl` in the pattern on line {number} "
+                f"already substituted the equation into the goal, so there is nothing named "
+                f"`{name}` and nothing left to rewrite (or write `{fixed}` to keep it).",
+            )
+        return Advice(
+            number,
+            f"Do write `{fixed}` on line {number} if you want the equation as `{name}`: the "
+            f"`rfl` in the pattern substitutes it away, so no hypothesis is named `{name}`. "
+            f"Or delete `{step}` on line {line}: the goal already uses the substitution.",
+        )
+    return None
+
+
+def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact hqp hp` where the goal there is the implication `q → p` and nothing is named
+    `hp`: the premise was never introduced. When the function alone is the goal (`hqp : q →
+    p`), `exact hqp` is the whole step; else `intro` the premise first."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    goal = goal_at(ctx, line)
+    split = split_target(goal or "")
+    if split.shape not in (Shape.IMPLIES, Shape.NOT):
+        return None
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    call = re.fullmatch(rf"exact\s+([\w'₀-₉.]+)\s+{re.escape(name)}", code)
+    facts = dict(facts_in_scope(ctx.statement, ctx.text, line))
+    assert goal is not None
+    function = split_target(facts.get(call.group(1), "")) if call else None
+    premise = split.left if split.shape is Shape.IMPLIES else split.right
+    if call is None or function is None or function.shape is not Shape.IMPLIES:
+        return None
+    if not same(function.left, premise):
+        return None  # the argument is not the goal's premise: not a missing `intro`
+    if same(facts.get(call.group(1), ""), goal):
+        head = call.group(1)
+        return Advice(
+            line,
+            f"Do write `exact {head}` on line {line}: the goal `{goal}` is an implication, "
+            f"and `{head}` already is one, so it needs no argument; `{name}` was never "
+            "introduced.",
+        )
+    return Advice(
+        line,
+        f"Do start with `intro {name}` before line {line}: the goal `{goal}` is an "
+        f"implication, and its premise is not in the context (as `{name}`) until you "
+        "introduce it.",
+    )
+
+
+_TAKE_APART = re.compile(
+    r"^(?:·\s*)?(?:obtain\s+⟨(?P<a>[^⟨⟩]+)⟩\s*:=\s*(?P<src>[\w'₀-₉]+)"
+    r"|rcases\s+(?P<src2>[\w'₀-₉]+)\s+with\s+⟨(?P<b>[^⟨⟩]+)⟩)\s*$"
+)
+
+
+def _taken_apart(ctx: Context, name: str, line: int) -> Advice | None:
+    """`obtain ⟨k, hk⟩ := h` above, then `h` again: rcases removes the hypothesis it takes
+    apart (Mathlib/Tactic/RCases.lean clears it), so only its parts are left."""
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        match = _TAKE_APART.match(code)
+        if not match or (match.group("src") or match.group("src2")) != name:
+            continue
+        parts = [p.strip() for p in (match.group("a") or match.group("b")).split(",")]
+        facts = dict(facts_in_scope(ctx.statement, ctx.text, line))
+        proofs = [
+            p for p in parts if p in facts and facts[p] and not _type_word(facts[p]) and p != "_"
+        ]
+        shown = ", ".join(f"`{p}`" for p in parts)
+        if len(proofs) == 1:
+            return Advice(
+                line,
+                f"Do use `{proofs[0]}` on line {line} instead of `{name}`: the `{code.split()[0]}` "
+                f"on line {number} took `{name}` apart and removed it; its parts are {shown}, "
+                f"and `{proofs[0]} : {facts[proofs[0]]}` is the fact.",
+            )
+        return Advice(
+            line,
+            f"Do use the parts of `{name}` on line {line}: the `{code.split()[0]}` on line "
+            f"{number} took `{name}` apart and removed it, leaving {shown}.",
+        )
+    return None
+
+
+def _parts_never_named(ctx: Context, name: str, line: int) -> Advice | None:
+    """`intro h` (h : p ∧ q), then `hp`, `hq`: the names of the halves, in the usual `h` + the
+    proposition's name, were never given; the fact is still whole. Take it apart where it is
+    introduced (`intro ⟨hp, hq⟩`), or with `obtain`, or use its projections."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for fact, typ in facts_in_scope(ctx.statement, ctx.text, line):
+        split = split_target(typ) if typ else None
+        if split is None or split.shape is not Shape.AND or "✝" in fact:
+            continue
+        sides = [split.left.strip(), split.right.strip()]
+        names = [f"h{side}" if re.fullmatch(r"[a-zα-ω][\w'₀-₉]*", side) else "" for side in sides]
+        if name not in names or "" in names:
+            continue
+        pattern = f"⟨{', '.join(names)}⟩"
+        projection = f"{fact}.{names.index(name) + 1}"
+        for number in range(line - 1, 0, -1):
+            code = ctx.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+            intro = re.fullmatch(r"(intro|rintro)((?:\s+\S+)+)", code)
+            if intro and fact in intro.group(2).split():
+                fixed = re.sub(rf"(?<![\w.']){re.escape(fact)}(?![\w'])", pattern, code, count=1)
+                return Advice(
+                    number,
+                    f"Do write `{fixed}` on line {number}: `{fact} : {shorten(typ, 20)}` is "
+                    f"introduced whole, and its halves are never named `{names[0]}` and "
+                    f"`{names[1]}` (or use `{projection}` for `{name}` on line {line}).",
+                )
+        return Advice(
+            line,
+            f"Do take `{fact}` apart first: write `obtain {pattern} := {fact}` before line {line}, "
+            f"since `{fact} : {shorten(typ, 20)}` has halves that are never named `{names[0]}` "
+            f"and `{names[1]}` (or use `{projection}` for `{name}`).",
+        )
+    return None
+
+
+def _fits_where_used(
+    ctx: Context, name: str, candidate: str, scope: list[tuple[str, str]], line: int
+) -> bool:
+    """A spelling fix only where the replacement could work: on `exact name` (the whole step)
+    the candidate must state the goal there; elsewhere nothing says otherwise."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    if code != f"exact {name}":
+        return True
+    goal = goal_at(ctx, line)
+    typ = dict(scope).get(candidate, "")
+    return goal is None or not typ or same(typ, goal)
+
+
+def _built_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact hq` with no `hq` and no fact that is the goal, where the facts build it
+    (`hpq h`): that term is the step, when no name in scope is one edit from `hq`."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    goal = goal_at(ctx, line)
+    if code != f"exact {name}" or goal is None or _bound_somewhere(ctx, name):
+        return None
+    facts = [(n, t) for n, t in facts_in_scope(ctx.statement, ctx.text, line) if n != "_"]
+    near = [n for n, _ in facts if damerau_levenshtein(name.lower(), n.lower()) <= 1]
+    if any(same(t, goal) for n, t in facts if n in near):
+        return None  # a spelling slip of a fact that states the goal: said elsewhere
+    proofs = proofs_of(goal, facts)
+    if not proofs:
+        return None
+    return Advice(
+        line,
+        f"Do write `exact {proofs[0]}` on line {line}: nothing named `{name}` is in scope, and "
+        f"this builds the goal `{shorten(goal, 24)}` from the facts you have.",
     )
