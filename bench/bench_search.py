@@ -58,6 +58,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tests.tutor.prover.doubles import ScriptedTacticPolicy  # noqa: E402
 from tests.tutor.prover.search_trees import STATEMENT, synthetic_tree  # noqa: E402
 from tutor.lean import LeanChecker  # noqa: E402
@@ -175,7 +176,12 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=600, help="max expansions per search")
     parser.add_argument("--workers", type=int, default=1, help="MCTS workers on one tree")
     parser.add_argument("--c-puct", type=float, default=MCTSConfig().c_puct)
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
+    markdown_rows: list[tuple[str, ...]] = []
     algorithms = ("bfs", "best_first", "mcts")
     print(f"{'tree':20} {'search':11} {'found':>6} {'expanded':>9} {'wall s':>8} "
           f"{'x best-first (nodes)':>20} {'x best-first (time)':>20}")  # fmt: skip
@@ -205,11 +211,26 @@ def main() -> int:
             wall = statistics.mean(r["wall_s"] for r in rows[algorithm])
             print(f"{name:20} {algorithm:11} {found:>3}/{args.seeds:<2} {nodes:>9.1f} {wall:>8.3f} "
                   f"{nodes / base['expanded']:>20.2f} {wall / base['wall_s']:>20.2f}")  # fmt: skip
+            markdown_rows.append((name, algorithm, f"{found}/{args.seeds}", f"{nodes:.1f}",
+                                  f"{nodes / base['expanded']:.2f}x", f"{wall / base['wall_s']:.2f}x"))  # fmt: skip
             if algorithm == "mcts" and name.startswith("deceptive"):
                 verdicts.append((name, nodes / base["expanded"]))
     for name, ratio in verdicts:
         met = "met" if ratio <= 0.5 else "NOT met"
         print(f"target (MCTS <= 0.5 x best-first expansions) on {name}: {ratio:.2f} -> {met}")
+    if args.markdown:
+        md_table.print_table(
+            [
+                "tree",
+                "search",
+                "found",
+                "expanded (mean)",
+                "x best-first, expansions",
+                "x best-first, time",
+            ],
+            markdown_rows,
+            machine,
+        )
     return 0
 
 
