@@ -4,13 +4,11 @@ against the same query on a new one, in one run, as the ratio between them.
     .venv/bin/python bench/bench_db_connections.py                                   # SQLite
     .venv/bin/python bench/bench_db_connections.py --database-url postgres://postgres@127.0.0.1:5432/test
 
-Until the fourth serving session both happened on every submit: Django's ASGI handler ran each
-request in a thread of its own (connections are per thread), and Celery's Django fixup
-closed the worker's connection around every task (and PostgreSQL's pool with it).
-webapp/core/asgi_handler.py and webapp/celery.py now keep them. Measured here on 2026-12-01
-(a slow, noisy machine), two runs: SQLite 0.02-0.03 ms reused, 0.67-0.72 ms new (24-34x);
-the local PostgreSQL 0.13-0.14 ms reused, 6.6-8 ms of wall time new (1.7-2.2 ms of client
-CPU; the server forks a process too), 53-57x. The CPU column is this process's only.
+Why it matters: Django's ASGI handler runs each request in a thread of its own and
+connections are per thread, so the web lends PostgreSQL connections from a per-process pool
+(docs/OPERATIONS.md, "Start"); Celery workers keep one connection per process across tasks
+(webapp/celery.py). The CPU column is this process's only: a new PostgreSQL connection also
+costs the server a process. `--markdown` prints the figures as bench/README.md's table.
 """
 
 from __future__ import annotations
@@ -24,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench import md_table  # noqa: E402
 
 
 def _cpu() -> float:
@@ -48,7 +48,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default="", help="default: the embedded SQLite")
     parser.add_argument("-n", type=int, default=200, help="queries per measurement")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
     os.environ["DJANGO_SETTINGS_MODULE"] = "webapp.settings.embedded"
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
@@ -66,6 +70,27 @@ def main() -> int:
     for label, (wall, cpu) in (("reused connection", kept), ("new connection", new)):
         print(f"  {label:<18} wall {wall:6.2f} ms  cpu {cpu:6.2f} ms  per query")
     print(f"  new / reused: wall {new[0] / kept[0]:.1f}x, cpu {new[1] / max(kept[1], 1e-6):.1f}x")
+    if args.markdown:
+        md_table.print_table(
+            ["database", "per `SELECT 1`", "reused connection", "new connection", "new / reused"],
+            [
+                (
+                    connection.vendor,
+                    "wall ms",
+                    f"{kept[0]:.2f}",
+                    f"{new[0]:.2f}",
+                    f"{new[0] / kept[0]:.1f}x",
+                ),
+                (
+                    connection.vendor,
+                    "CPU ms (this process)",
+                    f"{kept[1]:.2f}",
+                    f"{new[1]:.2f}",
+                    f"{new[1] / max(kept[1], 1e-6):.1f}x",
+                ),
+            ],
+            machine,
+        )
     return 0
 
 

@@ -30,6 +30,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import md_table  # noqa: E402
 from bench.synthetic import build_model, make_tokenizer, trajectories  # noqa: E402
 from training.config import tiny_cpu_config  # noqa: E402
 
@@ -66,7 +67,11 @@ def run(argv: Sequence[str] | None = None) -> dict[str, float]:
     parser.add_argument("--chunk", type=int, default=1024, help="model.loss_chunk_tokens")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args(argv)
+    machine = md_table.machine()
     torch.set_num_threads(args.threads)
     from training.fd import fd_update
     from training.grpo import grpo_update
@@ -125,6 +130,39 @@ def run(argv: Sequence[str] | None = None) -> dict[str, float]:
     )
     print(f"per step at the paper's batches (FD 128, GRPO 640 trajectories): "
           f"FD/GRPO = {fd_s / grpo_s * 128 / 640:.2f}x")  # fmt: skip
+    if args.markdown:
+        where = f"{args.model or 'tiny random Qwen3'} ({params / 1e6:.2f}M), {args.device}"
+        shape = f"{args.batch} x {args.response} tokens, loss {path}"
+        md_table.print_table(
+            ["step", "model, device", "batch", "median step", "sampled tokens/s", "x GRPO"],
+            [
+                (
+                    "GRPO",
+                    where,
+                    shape,
+                    f"{grpo_s * 1000:.1f} ms",
+                    f"{tokens / grpo_s:.0f}",
+                    "1.00x",
+                ),
+                (
+                    "FD",
+                    where,
+                    shape,
+                    f"{fd_s * 1000:.1f} ms",
+                    f"{tokens / fd_s:.0f}",
+                    f"{fd_s / grpo_s:.2f}x",
+                ),
+                (
+                    "FD at the paper's batch (128 vs 640 trajectories)",
+                    where,
+                    "",
+                    "",
+                    "",
+                    f"{fd_s / grpo_s * 128 / 640:.2f}x",
+                ),
+            ],
+            machine,
+        )
     return {"grpo_s": grpo_s, "fd_s": fd_s, "ratio": fd_s / grpo_s, "tokens": tokens}
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import md_table  # noqa: E402
 from tutor.lean import LeanChecker  # noqa: E402
 from tutor.lean.detect import detect_repl  # noqa: E402
 from tutor.lean.kernel_check import VerifyConfig  # noqa: E402
@@ -97,7 +98,11 @@ def main() -> None:
     parser.add_argument("--header", default="import Mathlib", help="the header of every check")
     parser.add_argument("--reply-mb", type=int, default=32, help="size of the reader's reply")
     parser.add_argument("--real", action="store_true", help="use the detected real Lean REPL")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
 
     if args.real:
         detected = detect_repl()
@@ -139,6 +144,27 @@ def main() -> None:
     stale = old_reader(chunks)
     print(f"  old concatenate-and-rescan: {stale * 1000:8.1f} ms")
     print(f"  ratio old / new:            {stale / fresh:8.1f}x")
+    if args.markdown:
+        md_table.print_table(
+            ["measure", "baseline (same run)", "baseline", "measured", "measured / baseline"],
+            [
+                (
+                    f"check_proof median latency ({what}, header {args.header!r})",
+                    "one-command protocol",
+                    f"{old * 1000:.1f} ms",
+                    f"{new * 1000:.1f} ms",
+                    f"{new / old:.2f}x",
+                ),
+                (
+                    f"reading a {args.reply_mb} MB reply in 64 KB chunks",
+                    "concatenate-and-rescan",
+                    f"{stale * 1000:.1f} ms",
+                    f"{fresh * 1000:.1f} ms",
+                    f"{fresh / stale:.3f}x",
+                ),
+            ],
+            machine,
+        )
 
 
 if __name__ == "__main__":

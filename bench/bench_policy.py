@@ -24,6 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tutor.prover.agent import AgentConfig, initial_messages  # noqa: E402
 from tutor.prover.policy.base import ChatPolicyBase, SamplingConfig  # noqa: E402
 from tutor.prover.problem import Problem  # noqa: E402
@@ -118,7 +119,11 @@ def main() -> None:
     parser.add_argument("--vllm", action="store_true", help="also bench vLLM on --model (GPU)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--out", help="write the rows as JSON here")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
 
     import torch
 
@@ -141,6 +146,34 @@ def main() -> None:
             rows.append(bench_vllm(args.model, args.prompts, args.max_tokens, rows[0]))
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=2))
+    if args.markdown:
+        md_table.print_table(
+            [
+                "model",
+                "backend",
+                "device",
+                "prompts x new tokens",
+                "unbatched tok/s",
+                "batched tok/s",
+                "ratio (same run)",
+            ],
+            [markdown_row(row, args.threads) for row in rows],
+            machine,
+        )
+
+
+def markdown_row(row: dict[str, Any], threads: int) -> tuple[str, ...]:
+    device = row.get("device", "cuda")
+    if device == "cpu":
+        device = f"cpu, {threads} torch thread{'s' if threads > 1 else ''}"
+    if row["backend"] == "vllm":
+        ratio = f"{row['vllm_over_hf_batched']:.2f}x vLLM / HF batched"
+        unbatched = ""
+    else:
+        ratio = f"{row['batched_over_unbatched']:.2f}x batched / unbatched"
+        unbatched = f"{row['unbatched_tok_s']:.1f}"
+    return (str(row["model"]), row["backend"], device, f"{row['prompts']} x {row['max_tokens']}",
+            unbatched, f"{row['batched_tok_s']:.1f}", ratio)  # fmt: skip
 
 
 if __name__ == "__main__":

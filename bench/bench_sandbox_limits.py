@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tutor.lean import LeanChecker, sandbox  # noqa: E402
 from tutor.lean.detect import detect_repl  # noqa: E402
 
@@ -47,7 +48,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=10, help="processes per configuration")
     parser.add_argument("--real", action="store_true", help="use the detected real Lean REPL")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
     command = FAKE
     extra: dict[str, object] = {}
     if args.real:
@@ -70,6 +75,22 @@ def main() -> None:
         print(
             f"{name:<15} {start * 1000:>11.1f} {start / base_start:>6.2f} "
             f"{check * 1000:>11.2f} {check / base_check:>6.2f}"
+        )
+    if args.markdown:
+        backend = "real Lean REPL" if args.real else "the REPL double"
+        md_table.print_table(
+            ["configuration", "REPL start to first reply", "x bwrap", "warm check", "x bwrap"],
+            [
+                (
+                    f"{name} ({backend})",
+                    f"{start * 1000:.1f} ms",
+                    f"{start / base_start:.2f}x",
+                    f"{check * 1000:.2f} ms",
+                    f"{check / base_check:.2f}x",
+                )
+                for name, (start, check) in results.items()
+            ],
+            machine,
         )
 
 

@@ -17,29 +17,17 @@ proof (compile + kernel replay, about a second here) is slow next to a tactic st
 ms), and the other worker keeps expanding while the first one checks. With real Lean a
 tactic step costs far more, and the overlap far less.
 
-Target (issue 16): MCTS needs at most half the expansions of best-first on deceptive trees.
-Measured (`--seeds 5`, MCTS defaults: max backup with the dead-end discount, c_puct 0.25,
-depth_weight 0.15): d3 b3 0.27, d4 b2 0.46, d5 b2 0.47, d4 b3 0.36, d3 b2 x2 0.27 (met);
-d5 b2 dd2 1.06 (NOT met); plain d4 b3 1.00. With c_puct 0.5: 0.28, 0.51, 0.52, 0.37, 0.35,
-1.17. With the previous defaults (mean backup, c_puct 1.5, depth_weight 0.05, seed 0):
-0.30, 0.67, 0.63, 0.42, 0.42, 0.93.
-Why mean backup failed: a decoy state has the same heuristic value as a real one at the same
-depth and the larger prior, and a decoy subtree gives its first dead end only at its bottom;
-the mean of the values backed up while its frontier was shallow keeps it attractive until
-dead ends pile up. Max backup (tree.py `_backup`) values a node by what is open below it
-now, so a subtree dug deep looks worse than a sibling still open near the top, and its
-dead-end rate discounts a subtree whose explored leaves died.
-On a family of 96 such trees (depth 3-5, branching 2-3, 1-2 decoys, decoy depth 2-5,
-solution paths that avoid the policy's favourite tactic; best-first averaged over 3
-seeds), run on an in-process double of the REPL, with c_puct 0.5: where decoys are at least
-as deep as the proof (48 trees) the target is met on 36 (geometric mean 0.32; previous
-defaults 24, 0.52; breadth-first 0.24); where they are shallower (48 trees) on 6 (0.70;
-previous 0, 0.86; breadth-first 0.76): shallow decoys die early and cost best-first little.
-c_puct 0.25 met it on 50 of the 96 (0.5: 42). Cost: where the policy's favourite tactic is
-the proof (depth 4, branching 3, solution "0000") MCTS expands 41 (c_puct 0.5: 27, 1.5:
-23), best-first 21, breadth-first 41: MCTS is the search that does not trust the prior.
-Seeds vary best-first's epsilon-exploration and the policy order nothing else; MCTS is
-deterministic on one worker, so its figure repeats across seeds.
+Target: MCTS needs at most half the expansions of best-first on deceptive trees; the bench
+prints, for each deceptive tree, whether that holds. It holds where the decoys are at least
+as deep as the proof's remaining steps, not where they are shallow (the `dd2` tree): shallow
+decoys die early and cost best-first little. Where the policy's favourite tactic is the
+proof, MCTS expands about as much as breadth-first: it is the search that does not trust the
+prior. Why max backup (tree.py `_backup`) and not the mean: a decoy state has the same
+heuristic value as a real one at the same depth and the larger prior, and a decoy subtree
+gives its first dead end only at its bottom, so the mean of the values backed up while its
+frontier was shallow keeps it attractive until dead ends pile up; max backup values a node
+by what is open below it now, and its dead-end rate discounts a subtree whose explored
+leaves died. `--markdown` prints bench/README.md's table.
 """
 
 from __future__ import annotations
@@ -58,6 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tests.tutor.prover.doubles import ScriptedTacticPolicy  # noqa: E402
 from tests.tutor.prover.search_trees import STATEMENT, synthetic_tree  # noqa: E402
 from tutor.lean import LeanChecker  # noqa: E402
@@ -175,7 +164,12 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=600, help="max expansions per search")
     parser.add_argument("--workers", type=int, default=1, help="MCTS workers on one tree")
     parser.add_argument("--c-puct", type=float, default=MCTSConfig().c_puct)
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
+    markdown_rows: list[tuple[str, ...]] = []
     algorithms = ("bfs", "best_first", "mcts")
     print(f"{'tree':20} {'search':11} {'found':>6} {'expanded':>9} {'wall s':>8} "
           f"{'x best-first (nodes)':>20} {'x best-first (time)':>20}")  # fmt: skip
@@ -205,11 +199,26 @@ def main() -> int:
             wall = statistics.mean(r["wall_s"] for r in rows[algorithm])
             print(f"{name:20} {algorithm:11} {found:>3}/{args.seeds:<2} {nodes:>9.1f} {wall:>8.3f} "
                   f"{nodes / base['expanded']:>20.2f} {wall / base['wall_s']:>20.2f}")  # fmt: skip
+            markdown_rows.append((name, algorithm, f"{found}/{args.seeds}", f"{nodes:.1f}",
+                                  f"{nodes / base['expanded']:.2f}x", f"{wall / base['wall_s']:.2f}x"))  # fmt: skip
             if algorithm == "mcts" and name.startswith("deceptive"):
                 verdicts.append((name, nodes / base["expanded"]))
     for name, ratio in verdicts:
         met = "met" if ratio <= 0.5 else "NOT met"
         print(f"target (MCTS <= 0.5 x best-first expansions) on {name}: {ratio:.2f} -> {met}")
+    if args.markdown:
+        md_table.print_table(
+            [
+                "tree",
+                "search",
+                "found",
+                "expanded (mean)",
+                "x best-first, expansions",
+                "x best-first, time",
+            ],
+            markdown_rows,
+            machine,
+        )
     return 0
 
 

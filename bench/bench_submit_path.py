@@ -36,6 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
+
 PROOF = "theorem bench (n : Nat) : n + 0 = n := by\n  simp\n"
 
 
@@ -87,7 +89,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", choices=["post", "check", "render"], default="")
     parser.add_argument("--sql", action="store_true", help="print each part's queries")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
+    markdown_rows: list[tuple[str, ...]] = []
     os.chdir(ROOT)
     setup_django(tempfile.mkdtemp(prefix="bench-submit-"))
 
@@ -150,6 +157,10 @@ def main() -> None:
         print(f"  round {n + 1} ({'cold' if n == 0 else 'warm'}): post {post_ms:.2f}, check "
               f"{check_ms:.2f}, render {render_ms:.2f}; all {total:.2f} ms = "
               f"{total / base:.2f}x her exercise page's GET ({base:.2f} ms)")  # fmt: skip
+        markdown_rows.append((
+            f"{n + 1} ({'cold' if n == 0 else 'warm'})", f"{base:.2f}", f"{post_ms:.2f}",
+            f"{check_ms:.2f}", f"{render_ms:.2f}", f"{total:.2f}", f"{total / base:.2f}x",
+        ))  # fmt: skip
     last = len(students) - 1  # a first submit each, as in the rounds
     post_queries = queries_of(lambda: post(last))
     checked = post(last - 1)
@@ -159,6 +170,22 @@ def main() -> None:
     render_queries = queries_of(lambda: show(shown))
     print(f"  queries: post {len(post_queries)} (and the bench's own read of the new pk), "
           f"check {len(check_queries)}, render {len(render_queries)}")  # fmt: skip
+    if args.markdown:
+        markdown_rows.append(("queries", "", str(len(post_queries)), str(len(check_queries)),
+                              str(len(render_queries)), "", ""))  # fmt: skip
+        md_table.print_table(
+            [
+                "round",
+                "her exercise page (GET), CPU ms",
+                "submit POST",
+                "check (worker)",
+                "verdict's render (socket)",
+                "whole submit",
+                "x the page",
+            ],
+            markdown_rows,
+            machine,
+        )
     if args.sql:
         for part, sqls in (("post", post_queries), ("check", check_queries),
                            ("render", render_queries)):  # fmt: skip

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tutor.lean import LeanChecker  # noqa: E402
 from tutor.lean.checker import checker_from_environment, split_header, verifier_imports  # noqa: E402
 from tutor.lean.kernel_check import VerifyConfig  # noqa: E402
@@ -144,6 +145,14 @@ def steps(
     return pickle_t, export_t, answer_t
 
 
+def _step_label(label: str) -> str:
+    """The printed table's indented step names, whole ("of which: the export step")."""
+    name = label.strip()
+    if label.startswith(" ") and not name.startswith("of which"):
+        return f"of which: {name}"
+    return name
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--real", action="store_true", help="use the installed Lean")
@@ -155,7 +164,11 @@ def main() -> int:
         default=1.0,
         help="seconds of quiet before each verified check (default 1; 0 = back to back)",
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
     verified, unverified = checkers(args.real)
     if not verified.available or verified.verifier.unavailable_reason:
         print("Lean or its verifier is unavailable:", verified.status().reason)
@@ -203,6 +216,35 @@ def main() -> int:
         f"peak memory: REPL {repl_peak:.0f} MB, verifier {verifier_peak:.0f} MB, "
         f"export step {export_peak:.0f} MB"
     )
+    if args.markdown:
+        table = [
+            (_step_label(label), f"{_median_ms(s):.1f} ms", f"{_median_ms(s) / base:.2f}x")
+            for label, s in rows
+        ]
+        table += [
+            (label, f"{seconds:.2f} s", f"{1000 * seconds / base:.0f}x")
+            for label, seconds in (
+                ("cold start, first check of a fresh pool", cold_check),
+                ("cold start, the verifier's import", cold_verifier),
+            )
+        ]
+        table.append(("budget: verified <= 1.5 x unverified", verdict, f"{ratio:.2f}x"))
+        table.append(
+            (
+                "peak memory (REPL / verifier / export step)",
+                f"{repl_peak:.0f} / {verifier_peak:.0f} / {export_peak:.0f} MB",
+                "",
+            )
+        )
+        md_table.print_table(
+            [
+                f"{where}, header {args.header or '(none)'!r}, {args.n} checks each",
+                "median",
+                "x unverified",
+            ],
+            table,
+            machine,
+        )
     return 0
 
 

@@ -61,6 +61,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from webapp.embedded import free_port, start_redis, usable_cores, wait_for_port  # noqa: E402
 
 FAKE_REPL = ROOT / "tests" / "fakes" / "fake_repl.py"
@@ -610,6 +611,10 @@ async def class_at_work(
             Result("class: submit", len(cookies), submits, errors["submit"], elapsed))  # fmt: skip
 
 
+# The rows of `--markdown`'s table, one per measurement shown (bench/README.md).
+REPORT: list[dict[str, str]] = []
+
+
 def show(result: Result, baseline: Result | None = None, reference_ms: float = 0.0) -> None:
     """`baseline`: the static file at the same concurrency (throughput ratio); `reference_ms`:
     her exercise page alone (c=1, p50) in the same run, the unit for latencies that have no
@@ -617,9 +622,20 @@ def show(result: Result, baseline: Result | None = None, reference_ms: float = 0
     ratio = f"{result.rps / baseline.rps:6.2f}x static" if baseline and baseline.rps else ""
     if reference_ms > 0:
         ratio = f"p95 = {result.pct(0.95) / reference_ms:5.0f}x the page alone"
+    REPORT.append({
+        "measure": result.name, "c": str(result.concurrency), "req/s": f"{result.rps:.1f}",
+        "p50": f"{result.pct(0.5):.1f}", "p95": f"{result.pct(0.95):.1f}",
+        "errors": str(result.errors), "ratio": " ".join(ratio.split()), "cpu": "",
+    })  # fmt: skip
     print(f"  {result.name:<16} c={result.concurrency:<3} {result.rps:8.1f} req/s  "
           f"p50 {result.pct(0.5):7.1f} ms  p95 {result.pct(0.95):7.1f} ms  "
           f"max {result.pct(1.0):7.1f} ms  errors {result.errors:<3} {ratio}")  # fmt: skip
+
+
+def stack_ms(before: dict[str, float], after: dict[str, float], n: int) -> str:
+    """The stack's CPU per request (the load generator left out), for the table."""
+    spent = sum(after[k] - before.get(k, 0.0) for k in after if k != "load generator")
+    return f"{1000 * spent / n:.1f}"
 
 
 def cpu_per(before: dict[str, float], after: dict[str, float], n: int) -> str:
@@ -673,6 +689,11 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
     alone = await closed_loop(port, "exercise page", str(seeded["exercise_path"]), cookies, 1,
                               min(args.seconds, 3.0))  # fmt: skip
     reference_ms = alone.pct(0.5)
+    REPORT.append({
+        "measure": "exercise page alone (the reference)", "c": "1", "req/s": f"{alone.rps:.1f}",
+        "p50": f"{reference_ms:.1f}", "p95": f"{alone.pct(0.95):.1f}",
+        "errors": str(alone.errors), "ratio": "1x", "cpu": "",
+    })  # fmt: skip
     print(f"\nreference: her exercise page alone (c=1) p50 {reference_ms:.1f} ms; bursts and "
           "sockets below also as multiples of it")  # fmt: skip
 
@@ -697,6 +718,8 @@ async def measure(stack: Stack, args: argparse.Namespace, seeded: dict[str, obje
             await page.close()
         show(burst, reference_ms=reference_ms)
         print(f"    CPU per submit: {cpu_per(before, after, args.submits)}")
+        REPORT[-1]["measure"] = f"burst of {args.submits} submits, {when}"
+        REPORT[-1]["cpu"] = stack_ms(before, after, args.submits)
         per = connections / args.submits
         print(f"    new Redis connections: {connections} ({per:.2f} per submit)")
 
@@ -725,7 +748,10 @@ async def sockets_at_once(
     before, connections = stack.cpu_seconds(), stack.redis_connections()
     sockets = await websockets_at_once(port, pairs, args.sockets)
     show(sockets, reference_ms=reference_ms)
-    print(f"    CPU per websocket: {cpu_per(before, stack.cpu_seconds(), args.sockets)}")
+    after = stack.cpu_seconds()
+    print(f"    CPU per websocket: {cpu_per(before, after, args.sockets)}")
+    REPORT[-1]["measure"] = f"{args.sockets} websockets opened at once"
+    REPORT[-1]["cpu"] = stack_ms(before, after, args.sockets)
     connections = stack.redis_connections() - connections - 1
     print(f"    new Redis connections: {connections} ({connections / args.sockets:.2f} per socket)")
 
@@ -742,6 +768,9 @@ async def class_scenario(stack: Stack, args: argparse.Namespace, seeded: dict[st
     spent = stack.cpu_seconds()
     show(page)
     show(submit)
+    REPORT[-1]["cpu"] = REPORT[-2]["cpu"] = stack_ms(
+        before, spent, max(len(page.latencies) + len(submit.latencies), 1)
+    )
     stack_cpu = sum(spent[k] - before.get(k, 0.0) for k in spent if k != "load generator")
     load_cpu = spent["load generator"] - before["load generator"]
     answered = len(page.latencies) + len(submit.latencies)
@@ -774,7 +803,11 @@ def main() -> int:
     parser.add_argument("--only", default="levels,bursts,sockets,class",
                         help="the parts to run, comma-separated")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, database)")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
     args.levels = [int(x) for x in args.levels.split(",") if x]
     args.only = {x.strip() for x in args.only.split(",") if x.strip()}
     var = Path(tempfile.mkdtemp(prefix="bench-web-"))
@@ -785,6 +818,16 @@ def main() -> int:
     try:
         seeded = seed_users(args.users)
         asyncio.run(measure(stack, args, seeded))
+        if args.markdown:
+            served = (f"{stack.env['LEANCOACH_WEB_WORKERS']} web processes, "
+                      f"{'PostgreSQL' if args.database_url else 'SQLite'}")  # fmt: skip
+            md_table.print_table(
+                ["measure", "c", "req/s", "p50 ms", "p95 ms", "errors", "ratio (same run)",
+                 "stack CPU ms per request"],
+                [[r["measure"], r["c"], r["req/s"], r["p50"], r["p95"], r["errors"], r["ratio"],
+                  r["cpu"]] for r in REPORT],
+                f"{machine}; the stack: {served}",
+            )  # fmt: skip
     finally:
         stack.stop()
         if args.keep:

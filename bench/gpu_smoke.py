@@ -26,9 +26,9 @@ grpo_update, fd_loss_on, save_checkpoint / resume):
 `--tiny` runs the same code at a tiny shape on CPU (tests/training/test_gpu_smoke_script.py):
 there thresholds on memory and time do not apply and say so.
 
-Status: this script has NOT yet run on a GPU. It was written and checked with --tiny on
-CPU only (no GPU was available to that work); its GPU thresholds are first estimates to
-be confirmed by the first GPU run.
+Status: it has not run on a GPU yet (none is reachable where LeanCoach is developed; --tiny
+runs on CPU in the suite), so its GPU thresholds are first estimates for the first GPU run
+to confirm.
 """
 
 from __future__ import annotations

@@ -68,8 +68,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "docker" / "compose.yaml"
 IMAGE = "localhost/leancoach:check"
-# The `app` image measured 2.02 GB here (CPU torch, SKIP_LEAN=1): about a seventh over it
-# fails, so build tools or caches creeping back in are caught (docs/OPERATIONS.md, "Images").
+# The `app` image (CPU torch, SKIP_LEAN=1) is about 2 GB (this script prints its size): about
+# a seventh over that fails, so build tools or caches creeping back in are caught
+# (docs/OPERATIONS.md, "Images").
 SIZE_BUDGET_BYTES = int(2.3e9)
 APP_SERVICES = ("migrate", "web", "worker-lean", "worker-prover", "worker-train", "worker-sweep", "beat")  # fmt: skip
 LEAN_SERVICES = ("worker-lean", "worker-prover", "worker-train")

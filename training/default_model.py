@@ -62,8 +62,8 @@ ProgressCallback = Callable[[int, int, float], None]  # (step done, total steps,
 
 @dataclass(frozen=True)
 class DefaultModelConfig:
-    """SFT settings sized for a 2-core CPU (about 4 minutes on the starter course when the
-    cores are free; 10+ when they are shared)."""
+    """SFT settings sized for a 2-core CPU: a few minutes on the starter course (docs/PROVER.md,
+    "The default CPU model")."""
 
     base_model: str = SMOLLM2  # any tutor.prover model spec: "smollm2", a folder, a .gguf
     epochs: int = 2

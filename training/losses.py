@@ -1,5 +1,5 @@
 """The training losses. Names, shapes and semantics are a contract
-(../shared/design/FEEDBACK_DISTILLATION.md, "Public functions"); tests and checks call them.
+(docs/TRAINING.md, "Contract functions"); tests and checks call them.
 
 - feedback_distillation_loss: per-token KL between the EMA teacher (which saw the coach's
   feedback) and the student, on the teacher's top-k tokens plus one tail bucket.

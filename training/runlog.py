@@ -97,7 +97,7 @@ def read_metrics(path: str | Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-# The metrics FEEDBACK_DISTILLATION.md asks to show; the JSONL holds everything else
+# The metrics docs/TRAINING.md ("What is measured") plots; the JSONL holds everything else
 # (drawing a PNG costs ~0.1 s on a busy CPU, so not every counter gets one by default).
 PLOTTED = (
     "loss",

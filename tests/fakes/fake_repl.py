@@ -3,7 +3,7 @@
 Run as a real subprocess: `python tests/fakes/fake_repl.py`. It reads requests separated
 by blank lines on stdin and writes pretty-printed JSON replies, each followed by a blank
 line, exactly like the REPL. It does not understand Lean: it answers from what the request
-contains, in the formats real Lean emits (LEAN_CHECKING.md).
+contains, in the formats real Lean emits (docs/LEAN.md, "Talking to the REPL").
 
 Requests
 - `{"cmd": str}` (no env): a fresh environment; `import X` lines are recorded (each

@@ -1,4 +1,4 @@
-"""The product's only boundary to Lean 4 (see ../shared/design/LEAN_CHECKING.md, docs/LEAN.md).
+"""The product's only boundary to Lean 4 (docs/LEAN.md).
 
 from tutor.lean import LeanChecker, CheckResult, Diagnostic, LeanUnavailable
 """

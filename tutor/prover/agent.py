@@ -463,7 +463,7 @@ def _finish(
 
 
 def _ask_coach(coach: Any, attempt: _Attempt, result: CheckResult | None) -> dict[str, Any] | None:
-    """The coach reads the problem, the attempt and Lean's messages (FEEDBACK_DISTILLATION.md).
+    """The coach reads the problem, the attempt and Lean's messages (docs/TRAINING.md).
     With no code written, the attempt shown is the model's last turn."""
     trajectory = attempt.trajectory
     shown = attempt.last_code or (trajectory.turns[-1].text if trajectory.turns else "")

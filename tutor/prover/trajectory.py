@@ -12,7 +12,7 @@ Token layout (one flat sequence, what the model saw and wrote, in order):
 
 `prompt_length` is the number of leading prompt tokens (through the first assistant
 header), so `token_ids[prompt_length:]` with `mask[prompt_length:]` is the response y of
-FEEDBACK_DISTILLATION.md. The teacher context is `teacher_messages(feedback_text)` rendered
+Feedback Distillation (docs/TRAINING.md). The teacher context is `teacher_messages(feedback_text)` rendered
 with the same chat template and `tools`, followed by the same response tokens.
 
 Verdict and reward: VALID -> 1.0, INVALID / NO_PROOF -> 0.0, COULD_NOT_CHECK -> None

@@ -5,10 +5,9 @@ sync_to_async: a hop to the sync thread and back for every message, the page's `
 each worker's notice included. Our handlers never touch the database on the event loop (they
 cannot: Django refuses ORM calls there); every read goes through database_sync_to_async,
 which closes old connections before and after itself, in the thread that holds them. So the
-hop per message is skipped here: it cost 0.12-0.2 ms of CPU each on this project's 2-core
-machine, two per verdict on a student's page (a tenth of the event loop's Python calls
-for it), and each waited its turn in the one thread that all the process's consumers share
-for their database reads, behind the renders of a burst.
+hop per message is skipped here: there are two per verdict on a student's page, and each
+would wait its turn in the one thread that all the process's consumers share for their
+database reads, behind the renders of a burst.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ the channel layer for every push of the live pages.
 
 asgiref's async_to_sync, called where no event loop runs (a Celery worker), starts a thread
 and an event loop for each call, and channels_redis keeps its Redis connections per event
-loop, so every push also opened a new connection: measured, two thirds of a push's cost in a
-check (bench/bench_web.py's submit burst). Here one event loop per process, on a daemon
+loop, so every push would open a new connection, most of a push's cost in a check
+(bench/bench_web.py's submit burst prints the Redis connections opened). Here one event loop
+per process, on a daemon
 thread started at the first send (after Celery's fork: a child makes its own), carries every
 send, so the layer's connections are reused. The in-memory layer (a single process) keeps
 async_to_sync: its queues belong to the loop of whoever reads them.

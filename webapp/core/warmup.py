@@ -1,16 +1,15 @@
 """Work a process does once at start instead of on its first requests or tasks.
 
 The cached template loader compiles a template the first time a request renders it, so
-after every start or deploy each web process paid the compile of every page and fragment it
-served first: measured in bench/bench_web.py's first submit burst on fresh processes, part
-of the 1-2 ms of web CPU per submit it cost over the same burst on warm ones.
+after every start or deploy each web process would pay the compile of every page and
+fragment it serves first, in the first requests (bench/bench_web.py's first submit burst
+runs on fresh processes, the second on warm ones).
 
-A process's first submit also set up Celery's sending side (the app's task registry, the
-result backend object, kombu's Redis transport and the broker connection), and a worker's
-first check the channel layer and the cache client: in a fresh process the first submit took
-44 ms of CPU against 7-8 ms for the next ones, the first check 38 ms against 4-5 ms
-(Django's test client and the task called in process, old code). Those first ones came in
-the first burst after a start, with everyone else's.
+A process's first submit would also set up Celery's sending side (the app's task registry,
+the result backend object, kombu's Redis transport and the broker connection), and a
+worker's first check the channel layer and the cache client: several times the CPU of the
+next ones, in the first burst after a start, with everyone else's. So both are done here,
+at the process's start.
 """
 
 from __future__ import annotations

@@ -139,9 +139,8 @@ def _database_from_env() -> dict[str, Any]:
             # Parameters bound by the server, and a query a connection has run twice kept
             # prepared there: PostgreSQL stops parsing and planning the same few queries on
             # every request (Django's default sends each as text with its values quoted in).
-            # Measured on 2 cores with the server on them (docs/OPERATIONS.md): her exercise
-            # page 12.6 -> 9.1 ms. Twice, not psycopg's 5: a burst spreads its submits over
-            # every pooled connection. A PgBouncer in transaction mode before 1.21 cannot
+            # Twice, not psycopg's 5: a burst spreads its submits over every pooled
+            # connection. A PgBouncer in transaction mode before 1.21 cannot
             # keep prepared statements: set DB_PREPARED_STATEMENTS=0 there.
             config.setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=2)
         if env_bool("LEANCOACH_ASGI_SERVER", False) and config["ENGINE"].endswith("postgresql"):
