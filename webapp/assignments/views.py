@@ -23,6 +23,7 @@ from webapp.assignments.actions import (
 from webapp.assignments.gradebook import class_csv
 from webapp.assignments.models import Assignment
 from webapp.assignments.standing import assignment_exercises, standings
+from webapp.assignments.wording import error_kind_label
 from webapp.courses.models import Exercise, World
 
 ATTEMPTS_SHOWN = 100
@@ -126,7 +127,7 @@ def exercise_analytics(request: AuthedRequest, pk: int, exercise_pk: int) -> Htt
         "stats": stats,
         "attempts_chart": charts.bar_chart("Solvers by attempts needed", stats.attempts_histogram),
         "errors_chart": charts.bar_chart(
-            "Lean errors by kind", [(e.kind, e.count) for e in stats.errors]
+            "Lean errors by kind", [(e.label, e.count) for e in stats.errors]
         ),
     }
     template = "assignments/exercise.html"
@@ -156,6 +157,7 @@ def exercise_attempts(request: AuthedRequest, pk: int, exercise_pk: int) -> Http
         "attempts": attempts[:ATTEMPTS_SHOWN],
         "count": attempts.count(),
         "kind": kind,
+        "kind_label": error_kind_label(kind) if kind else "",
     }
     template = "assignments/attempts.html"
     if request.htmx:

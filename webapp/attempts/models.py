@@ -108,7 +108,7 @@ class Attempt(QueuedWork):
 
     def source_line(self, proof_line: int) -> int:
         """A proof line (0: the statement as a whole) as a line of `source_text`."""
-        return self.statement_line_count + max(proof_line, 0)
+        return self.exercise.source_line(proof_line)
 
 
 class LineDiagnostic(models.Model):
