@@ -200,29 +200,106 @@ def test_another_teacher_cannot_read_her_class_analytics(cast: Cast, client: Cli
         assert client.get(reverse(name, args=[a.pk, cast.exercise.pk])).status_code == 404
 
 
-def _rows(client: Client, cast: Cast) -> list[list[str]]:
-    response = client.get(reverse("assignments:grades_csv", args=[cast.classroom.pk]))
+def _rows(client: Client, cast: Cast, fmt: str) -> list[list[str]]:
+    url = reverse("assignments:grades_csv", args=[cast.classroom.pk])
+    response = client.get(url, {"format": fmt})
     assert response["Content-Type"].startswith("text/csv")
+    assert f"-{fmt}-" in response["Content-Disposition"]
     return list(csv.reader(io.StringIO(response.content.decode())))
 
 
-def test_the_grade_book_has_a_row_per_student_and_a_column_per_assignment(
-    cast: Cast, client: Client
-) -> None:
+def _grade_book(cast: Cast, client: Client) -> None:
+    """Two assignments: Week 1 (Sam's and Bea's solves came after its due date) and one
+    titled like a spreadsheet formula; Bea has a school address and a name."""
     _class_of_three(cast)
-    _assignment(cast, due=-timedelta(hours=5, minutes=10))  # Sam's solve came after it
+    User.objects.filter(username="bea").update(
+        email="bea@school.example", first_name="Bea", last_name="Bell"
+    )
+    _assignment(cast, due=-timedelta(hours=5, minutes=10))
     on_time = _assignment(cast, due=timedelta(days=1))
     on_time.title = "=HYPERLINK()"  # a formula in a spreadsheet unless quoted
     on_time.save()
     client.force_login(cast.teacher)
-    header, *rows = _rows(client, cast)
-    assert header[0] == "student" and len(header) == 3
-    assert header[1].startswith("Week 1 (due ") and header[2].startswith("'=HYPERLINK()")
-    assert rows == [
-        ["bea", "1/1 late hint", "1/1 hint"],
-        ["cal", "0/1 hint prover", "0/1 hint prover"],
-        ["sam", "1/1 late", "1/1"],
+
+
+# Per assignment: points, then the flags late, hint, prover as 1 or 0 (never in the points).
+# Week 1 was due before Sam's and Bea's solves; the other is due tomorrow.
+BEA = ["1", "1", "1", "0", "1", "0", "1", "0"]
+CAL = ["0", "0", "1", "1", "0", "0", "1", "1"]
+SAM = ["1", "1", "0", "0", "1", "0", "0", "0"]
+
+
+def test_the_grade_book_for_canvas_follows_its_import_format(cast: Cast, client: Client) -> None:
+    """Canvas's Gradebook importer (instructure/canvas-lms app/models/gradebook_importer.rb):
+    `Student`, `ID`, then `SIS User ID` and `SIS Login ID`, the student columns end with
+    `Section`; a row starting `Points Possible`; columns marked `read only` on that row are
+    dropped; every other column is an assignment, matched by title, its cells scores."""
+    _grade_book(cast, client)
+    header, points, *rows = _rows(client, cast, "canvas")
+    assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    assert points[0] == "Points Possible" and points[1:5] == ["", "", "", ""]
+    read_only = [i for i, cell in enumerate(points) if "read only" in cell]
+    graded = [i for i in range(5, len(header)) if i not in read_only]
+    assert [header[i] for i in graded] == ["Week 1", "'=HYPERLINK()"]
+    assert [header[i] for i in read_only] == [
+        f"{title}: {flag}"
+        for title in ("Week 1", "'=HYPERLINK()")
+        for flag in ("late", "hint", "prover")
     ]
+    assert [float(points[i]) for i in graded] == [1.0, 1.0]  # one exercise each
+    assert [row[:5] for row in rows] == [
+        ["Bea Bell", "", "", "bea@school.example", "Tess's class"],
+        ["cal", "", "", "cal", "Tess's class"],
+        ["sam", "", "", "sam", "Tess's class"],
+    ]
+    for row in rows:
+        assert all(float(row[i]) >= 0 for i in graded)  # numeric, as Canvas reads scores
+    assert [row[5:] for row in rows] == [BEA, CAL, SAM]
+
+
+def test_the_grade_book_for_moodle_follows_its_import_format(cast: Cast, client: Client) -> None:
+    """Moodle's CSV grade import (moodle/moodle grade/import/csv/classes/load_data.php): a
+    header, then only rows it can match to a user (email address or username); a column
+    mapped to a grade item must hold a number."""
+    _grade_book(cast, client)
+    header, *rows = _rows(client, cast, "moodle")
+    assert header == [
+        "Username",
+        "Email address",
+        "Full name",
+        "Week 1 (out of 1)",
+        "Week 1: late",
+        "Week 1: hint",
+        "Week 1: prover",
+        "'=HYPERLINK() (out of 1)",
+        "'=HYPERLINK(): late",
+        "'=HYPERLINK(): hint",
+        "'=HYPERLINK(): prover",
+    ]
+    assert [row[:3] for row in rows] == [
+        ["bea", "bea@school.example", "Bea Bell"],
+        ["cal", "", "cal"],
+        ["sam", "", "sam"],
+    ]
+    assert all(float(cell) in (0, 1) for row in rows for cell in row[3:])
+    assert [row[3:] for row in rows] == [BEA, CAL, SAM]
+    # Without a format: the same file (Moodle's is also a plain spreadsheet).
+    plain = client.get(reverse("assignments:grades_csv", args=[cast.classroom.pk])).content
+    assert list(csv.reader(io.StringIO(plain.decode()))) == [header, *rows]
+
+
+def test_the_grade_book_refuses_an_unknown_format(cast: Cast, client: Client) -> None:
+    client.force_login(cast.teacher)
+    url = reverse("assignments:grades_csv", args=[cast.classroom.pk])
+    response = client.get(url, {"format": "excel"})
+    assert response.status_code == 400 and b"canvas, moodle" in response.content
+
+
+def test_the_class_page_offers_both_grade_books(cast: Cast, client: Client) -> None:
+    client.force_login(cast.teacher)
+    body = client.get(reverse("accounts:classroom", args=[cast.classroom.pk])).content.decode()
+    url = reverse("assignments:grades_csv", args=[cast.classroom.pk])
+    assert f'{url}?format=canvas">for Canvas' in body and f"{url}?format=moodle" in body
 
 
 def test_the_grade_book_is_the_teachers_only(cast: Cast, client: Client) -> None:

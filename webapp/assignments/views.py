@@ -20,6 +20,7 @@ from webapp.assignments.actions import (
     do_create_assignment,
     do_delete_assignment,
 )
+from webapp.assignments.gradebook import FORMATS as GRADE_FORMATS
 from webapp.assignments.gradebook import class_csv
 from webapp.assignments.models import Assignment
 from webapp.assignments.standing import assignment_exercises, standings
@@ -168,8 +169,16 @@ def exercise_attempts(request: AuthedRequest, pk: int, exercise_pk: int) -> Http
 @login_required
 @require_GET
 def grades_csv(request: AuthedRequest, pk: int) -> HttpResponse:
+    """?format=canvas or ?format=moodle (the default, also a plain spreadsheet)."""
     classroom = get_object_or_404(classrooms_managed_by(request.user), pk=pk)
-    response = HttpResponse(class_csv(classroom), content_type="text/csv; charset=utf-8")
-    name = f"grades-class-{classroom.pk}-{timezone.now():%Y%m%d}.csv"
+    fmt = request.GET.get("format", "moodle")
+    if fmt not in GRADE_FORMATS:
+        return HttpResponse(
+            f"Unknown format: choose one of {', '.join(GRADE_FORMATS)}.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    response = HttpResponse(class_csv(classroom, fmt), content_type="text/csv; charset=utf-8")
+    name = f"grades-class-{classroom.pk}-{fmt}-{timezone.now():%Y%m%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
