@@ -173,17 +173,21 @@ def test_the_attempt_page_offers_the_queue_s_review_buttons(
 ) -> None:
     """The teacher reading the attempt reviews it there: the queue's item (Lean's message,
     the coach's text, approve / edit / reject), without the proof the page already shows."""
-    LineDiagnostic.objects.create(
-        attempt=suggestion.attempt, line=2, severity="error", kind="omega_failed",
-        message="omega could not prove the goal",
-    )  # fmt: skip
+    for line, message in ((1, "simp made no progress"), (2, "omega could not prove the goal")):
+        LineDiagnostic.objects.create(
+            attempt=suggestion.attempt, line=line, severity="error", message=message
+        )
     client.force_login(cast.teacher)
+    queue = client.get(reverse("attempts:review")).content.decode()
+    assert "Lean said, line 2:" in queue and "Lean said, line 3:" in queue  # every message
     body = _attempt_page(client, suggestion)
     assert 'id="attempt-review"' in body and f'id="suggestion-{suggestion.pk}"' in body
     item = body[body.index(f'id="suggestion-{suggestion.pk}"') :]
     for verdict in ("approved", "edited", "rejected"):
         assert f'name="verdict" value="{verdict}"' in item
     assert "Lean said, line 3:" in item and "omega could not prove the goal" in item
+    # Only the suggestion's own line's: the page's panel shows every message already.
+    assert "Lean said, line 2:" not in item
     assert 'name="on" value="attempt"' in item
     assert '<pre class="lean readonly">' not in item  # the page's own view shows the proof
 

@@ -176,6 +176,13 @@ class Suggestion(models.Model):
         shown = [d for d in self.attempt.diagnostics.all() if d.severity in ("error", "warning")]
         return sorted(shown, key=lambda d: (d.line != self.line, d.line, d.column))
 
+    def lean_messages_here(self) -> list[LineDiagnostic]:
+        """Lean's messages on the suggestion's own line, else the first of the attempt's: the
+        attempt page shows every message in its panel already."""
+        messages = self.lean_messages()
+        here = [d for d in messages if d.line == self.line]
+        return here or messages[:1]
+
 
 class CuratedFeedback(models.Model):
     """A teacher's verdict on a suggestion: the training signal. For `edited` the text is the
