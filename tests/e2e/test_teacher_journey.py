@@ -1,5 +1,6 @@
 """Journey: a teacher reviews the coach's suggestions on her student's attempt: approves one
-and edits another; the student then sees the teacher's text."""
+in the review queue and edits another on the attempt page she reads (the same buttons); the
+student then sees the teacher's text."""
 
 from __future__ import annotations
 
@@ -49,13 +50,6 @@ def test_a_teacher_approves_and_edits_suggestions(page: Any, live_stack: LiveSta
     page.locator(f"#{first_id} button[value=approved]").click()
     page.wait_for_selector(f"#{first_id}[data-review=approved]")
 
-    page.locator(f"#{second_id} textarea[name=text]").fill("Swap the parts: exact ⟨h.2, h.1⟩.")
-    page.locator(f"#{second_id} input[name=reason]").fill("give the exact term")
-    page.locator(f"#{second_id} button[value=edited]").click()
-    page.wait_for_selector(f"#{second_id}[data-review=edited]")
-    assert "Swap the parts: exact ⟨h.2, h.1⟩." in page.inner_text(f"#{second_id}")
-    _shot(page, "teacher-reviewed")
-
     # The student's attempt in the same read-only editor: underlines, tooltips, goal view.
     page.goto(attempt_url)
     page.wait_for_selector(".lean-cm.readonly .cm-lintRange-error")
@@ -64,6 +58,19 @@ def test_a_teacher_approves_and_edits_suggestions(page: Any, live_stack: LiveSta
     # page, which the app's CSP rightly forbids) and fails with the count it saw.
     expect(page.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(2, timeout=10_000)
     assert page.locator("#goal-view").is_visible()
+
+    # The review buttons are on this page too: the approved one says so, the other is edited
+    # here, in place.
+    review = page.locator("#attempt-review")
+    expect(review.locator(f"#{first_id}")).to_have_attribute("data-review", "approved")
+    second = review.locator(f"#{second_id}")
+    assert "Lean said, line" in second.inner_text()
+    second.locator("textarea[name=text]").fill("Swap the parts: exact ⟨h.2, h.1⟩.")
+    second.locator("input[name=reason]").fill("give the exact term")
+    second.locator("button[value=edited]").click()
+    page.wait_for_selector(f"#attempt-review #{second_id}[data-review=edited]")
+    assert "Swap the parts: exact ⟨h.2, h.1⟩." in page.inner_text(f"#{second_id}")
+    assert page.url.startswith(f"{live_stack.url}{attempt_url}")  # still on the attempt page
     _shot(page, "teacher-attempt-view")
 
     page.goto("/attempts/review/")  # reviewed items leave the pending queue

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -83,6 +84,24 @@ def test_a_teacher_sets_work_in_her_time_zone(cast: Cast, client: Client) -> Non
     assert set(assignment.exercises.all()) == {cast.exercise, second}  # the whole world
     page = client.get(response["Location"]).content.decode()
     assert "Fri 09 Jan 2026, 17:00 Europe/Paris" in page  # not the server's 16:00 UTC
+
+
+def test_the_time_zone_starts_as_the_teachers_browser_zone(cast: Cast, client: Client) -> None:
+    """The form names UTC (valid without a script) and marks the field for the page's script,
+    which puts the browser's zone there; a form sent back with an error keeps hers."""
+    client.force_login(cast.teacher)
+    url = reverse("assignments:new", args=[cast.classroom.pk])
+    page = client.get(url).content.decode()
+    assert 'src="/static/js/time-zone.js"' in page
+    assert 'name="time_zone" list="zones" value="UTC" data-browser-zone' in page
+    assert '<option value="Asia/Tokyo">' in page  # the zones the script may choose from
+    script = (settings.BASE_DIR / "static/js/time-zone.js").read_text()
+    assert "Intl.DateTimeFormat().resolvedOptions().timeZone" in script
+    assert "input[data-browser-zone]" in script
+    sent_back = client.post(url, {"title": "", "time_zone": "Europe/Paris"})
+    assert sent_back.status_code == 400
+    body = sent_back.content.decode()
+    assert 'value="Europe/Paris" aria-describedby' in body and "data-browser-zone" not in body
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,8 @@ def test_two_rejections_switch_it_off_and_the_review_page_switches_it_back(
     assert "teachers turned off" in _advice(cast)[0][1]
     client.force_login(cast.teacher)
     page = client.get(reverse("attempts:coach_switches")).content.decode()
-    assert "unknown_identifier" in page and "switched off" in page
+    assert "<td>unknown name</td>" in page and "switched off" in page  # the kind in words
+    assert "<td>unknown_identifier</td>" not in page
     response = client.post(
         reverse("attempts:set_coach_switch", args=[cast.exercise.pk]),
         {"kind": "unknown_identifier", "enabled": "1"},

@@ -7,8 +7,9 @@ of queries whatever the class size (tests/webapp/test_assignment_analytics.py co
 - solved: Lean's verdict only (a valid attempt); attempts to solve count the student's checked
   submissions up to and including her first valid one (superseded ones were never checked);
   time to solve runs from her first submission to that first valid one.
-- error kinds: the kind of every Lean error on the class's attempts, with the proof lines they
-  hit most (line 1 = the first line of the proof).
+- error kinds: the kind of every Lean error on the class's attempts, with the lines they hit
+  most, numbered as the editor and the coach number them (statement + proof: line 1 is the
+  statement's first line; an error about the proof as a whole is on the statement's last).
 - suggestions before a success: the coach's suggestions on the attempt just before each
   student's first valid one, grouped by kind and text.
 """
@@ -25,6 +26,7 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from webapp.accounts.models import Classroom, Membership
+from webapp.assignments.wording import duration_text, error_kind_label, suggestion_kind_label
 from webapp.attempts.models import Attempt, LineDiagnostic, Suggestion
 from webapp.courses.models import Exercise, HintOpening
 from webapp.provers.models import ProverRun
@@ -53,13 +55,34 @@ class Solver:
     time_to_solve: timedelta
     solved_at: datetime
 
+    @property
+    def time_text(self) -> str:
+        return duration_text(self.time_to_solve)
+
 
 @dataclass
 class ErrorKind:
     kind: str
     count: int
     students: int
-    lines: list[tuple[int, int]] = field(default_factory=list)  # (proof line, count)
+    lines: list[tuple[int, int]] = field(default_factory=list)  # (editor line, count)
+
+    @property
+    def label(self) -> str:
+        return error_kind_label(self.kind)
+
+
+@dataclass
+class Advice:
+    """A coach suggestion, and how many students read it just before their first success."""
+
+    kind: str
+    text: str
+    times: int
+
+    @property
+    def label(self) -> str:
+        return suggestion_kind_label(self.kind)
 
 
 @dataclass
@@ -69,7 +92,7 @@ class ExerciseAnalytics:
     tried: int
     solvers: list[Solver]
     errors: list[ErrorKind]
-    suggestions: list[tuple[str, str, int]]  # (kind, text, times it preceded a success)
+    suggestions: list[Advice]
     hints_by_index: list[tuple[int, int]]  # (hint number from 1, students who opened it)
     hint_students: int
     prover_runs: int
@@ -85,6 +108,11 @@ class ExerciseAnalytics:
             return None
         seconds = statistics.median(s.time_to_solve.total_seconds() for s in self.solvers)
         return timedelta(seconds=round(seconds))
+
+    @property
+    def median_time_text(self) -> str:
+        median = self.median_time
+        return duration_text(median) if median is not None else ""
 
     @property
     def attempts_histogram(self) -> list[tuple[str, int]]:
@@ -120,7 +148,7 @@ def _solvers(rows: Sequence[Mapping[str, Any]]) -> tuple[list[Solver], list[int]
     return solvers, preceding
 
 
-def _errors(attempts: QuerySet[Attempt]) -> list[ErrorKind]:
+def _errors(attempts: QuerySet[Attempt], exercise: Exercise) -> list[ErrorKind]:
     diagnostics = LineDiagnostic.objects.filter(attempt__in=attempts, severity="error")
     kinds = list(
         diagnostics.values("kind")
@@ -133,7 +161,7 @@ def _errors(attempts: QuerySet[Attempt]) -> list[ErrorKind]:
         .values("kind", "line")
         .annotate(n=Count("pk"))
     ):
-        lines[row["kind"]][row["line"]] = row["n"]
+        lines[row["kind"]][exercise.source_line(row["line"])] += row["n"]
     return [
         ErrorKind(
             kind=k["kind"] or "other",
@@ -145,14 +173,14 @@ def _errors(attempts: QuerySet[Attempt]) -> list[ErrorKind]:
     ]
 
 
-def _suggestions(attempt_ids: list[int]) -> list[tuple[str, str, int]]:
+def _suggestions(attempt_ids: list[int]) -> list[Advice]:
     rows = (
         Suggestion.objects.filter(attempt__in=attempt_ids)
         .values("kind", "text")
         .annotate(n=Count("attempt", distinct=True))
         .order_by("-n", "kind", "text")[:TOP_SUGGESTIONS]
     )
-    return [(row["kind"] or "other", row["text"], row["n"]) for row in rows]
+    return [Advice(row["kind"] or "other", row["text"], row["n"]) for row in rows]
 
 
 def exercise_analytics(classroom: Classroom, exercise: Exercise) -> ExerciseAnalytics:
@@ -180,7 +208,7 @@ def exercise_analytics(classroom: Classroom, exercise: Exercise) -> ExerciseAnal
         class_size=students.count(),
         tried=len({row["student"] for row in rows}),
         solvers=solvers,
-        errors=_errors(attempts),
+        errors=_errors(attempts, exercise),
         suggestions=_suggestions(preceding),
         hints_by_index=[(index + 1, n) for index, n in sorted(by_index.items())],
         hint_students=len({student for student, _ in hints}),

@@ -20,9 +20,11 @@ from webapp.assignments.actions import (
     do_create_assignment,
     do_delete_assignment,
 )
+from webapp.assignments.gradebook import FORMATS as GRADE_FORMATS
 from webapp.assignments.gradebook import class_csv
 from webapp.assignments.models import Assignment
 from webapp.assignments.standing import assignment_exercises, standings
+from webapp.assignments.wording import error_kind_label
 from webapp.courses.models import Exercise, World
 
 ATTEMPTS_SHOWN = 100
@@ -126,7 +128,7 @@ def exercise_analytics(request: AuthedRequest, pk: int, exercise_pk: int) -> Htt
         "stats": stats,
         "attempts_chart": charts.bar_chart("Solvers by attempts needed", stats.attempts_histogram),
         "errors_chart": charts.bar_chart(
-            "Lean errors by kind", [(e.kind, e.count) for e in stats.errors]
+            "Lean errors by kind", [(e.label, e.count) for e in stats.errors]
         ),
     }
     template = "assignments/exercise.html"
@@ -156,6 +158,7 @@ def exercise_attempts(request: AuthedRequest, pk: int, exercise_pk: int) -> Http
         "attempts": attempts[:ATTEMPTS_SHOWN],
         "count": attempts.count(),
         "kind": kind,
+        "kind_label": error_kind_label(kind) if kind else "",
     }
     template = "assignments/attempts.html"
     if request.htmx:
@@ -166,8 +169,16 @@ def exercise_attempts(request: AuthedRequest, pk: int, exercise_pk: int) -> Http
 @login_required
 @require_GET
 def grades_csv(request: AuthedRequest, pk: int) -> HttpResponse:
+    """?format=canvas or ?format=moodle (the default, also a plain spreadsheet)."""
     classroom = get_object_or_404(classrooms_managed_by(request.user), pk=pk)
-    response = HttpResponse(class_csv(classroom), content_type="text/csv; charset=utf-8")
-    name = f"grades-class-{classroom.pk}-{timezone.now():%Y%m%d}.csv"
+    fmt = request.GET.get("format", "moodle")
+    if fmt not in GRADE_FORMATS:
+        return HttpResponse(
+            f"Unknown format: choose one of {', '.join(GRADE_FORMATS)}.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    response = HttpResponse(class_csv(classroom, fmt), content_type="text/csv; charset=utf-8")
+    name = f"grades-class-{classroom.pk}-{fmt}-{timezone.now():%Y%m%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -108,7 +108,7 @@ class Attempt(QueuedWork):
 
     def source_line(self, proof_line: int) -> int:
         """A proof line (0: the statement as a whole) as a line of `source_text`."""
-        return self.statement_line_count + max(proof_line, 0)
+        return self.exercise.source_line(proof_line)
 
 
 class LineDiagnostic(models.Model):
@@ -175,6 +175,13 @@ class Suggestion(models.Model):
         list of suggestions should prefetch it."""
         shown = [d for d in self.attempt.diagnostics.all() if d.severity in ("error", "warning")]
         return sorted(shown, key=lambda d: (d.line != self.line, d.line, d.column))
+
+    def lean_messages_here(self) -> list[LineDiagnostic]:
+        """Lean's messages on the suggestion's own line, else the first of the attempt's: the
+        attempt page shows every message in its panel already."""
+        messages = self.lean_messages()
+        here = [d for d in messages if d.line == self.line]
+        return here or messages[:1]
 
 
 class CuratedFeedback(models.Model):

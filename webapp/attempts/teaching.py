@@ -35,6 +35,7 @@ from tutor.coach.teaching import (
 from tutor.lean.types import Diagnostic, DiagnosticKind
 from webapp.accounts.models import Classroom
 from webapp.accounts.roles import is_admin
+from webapp.assignments.wording import error_kind_label
 from webapp.attempts.models import Attempt, CoachSwitch, CuratedFeedback, Suggestion
 
 EXAMPLES_READ = 200  # the most recent reviews considered when building the bank
@@ -110,6 +111,11 @@ class SwitchRow:
     enabled: bool  # the coach's advice for this kind is shown on this exercise
     overridden: bool  # a teacher (or an admin, for every class) set it explicitly
     for_all: bool = False  # what decides is an admin's switch for every class
+
+    @property
+    def label(self) -> str:
+        """The kind in words, as the class analytics say it."""
+        return "no Lean error" if self.kind == "none" else error_kind_label(self.kind)
 
     @property
     def switchable(self) -> bool:

@@ -17,6 +17,7 @@ from webapp.attempts.teaching import (
     do_set_coach_switch,
     switch_scope,
 )
+from webapp.attempts.views import review_return_url
 from webapp.courses.models import Exercise
 
 
@@ -69,4 +70,6 @@ def share_feedback(request: HttpRequest, pk: int) -> HttpResponse:
     if curated is None:
         return HttpResponse("This suggestion has no review yet.", status=404)
     do_share_feedback(curated, request.POST.get("for_all") == "1")
+    if request.POST.get("on") == "attempt":  # sent from the attempt page: back there
+        return redirect(review_return_url(curated.suggestion, on_attempt=True))
     return redirect(f"{reverse('attempts:review')}?show=all#suggestion-{pk}")

@@ -144,8 +144,20 @@ def attempt_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         "hints_opened": len(indexes - {COACH_HINT_INDEX}),
         "hints_total": len(attempt.exercise.hints or []),
         "coach_hint": COACH_HINT_INDEX in indexes,
+        **_review_context(request, attempt),
     }
     return render(request, "attempts/attempt.html", context)
+
+
+def _review_context(request: AuthedRequest, attempt: Attempt) -> dict[str, object]:
+    """The attempt's suggestions with the review queue's buttons, for a teacher who may review
+    them (the queue's rule); nothing for anyone else, her own attempts included."""
+    if attempt.student_id == request.user.pk or not _is_reviewer(request):
+        return {}
+    suggestions = reviewable_suggestions(request.user).filter(attempt=attempt)
+    suggestions = suggestions.select_related("curated__teacher")
+    items = list(suggestions.prefetch_related("attempt__diagnostics").order_by("line", "pk"))
+    return {"review_items": items, "is_admin": is_admin(request.user)}
 
 
 @login_required
@@ -191,16 +203,26 @@ def review_suggestion(request: AuthedRequest, pk: int) -> HttpResponse:
         do_review_suggestion(request.user, suggestion, review)
     except InvalidInput as exc:
         error = str(exc)
+    on_attempt = request.POST.get("on") == "attempt"  # sent from the attempt page
     if not request.htmx:
         messages.add_message(
             request, messages.ERROR if error else messages.SUCCESS, error or "Review saved."
         )
-        return redirect("attempts:review")
+        return redirect(review_return_url(suggestion, on_attempt))
     suggestion.refresh_from_db()
     context = {
         "s": suggestion,
         "error": error,
         "posted": review if error else None,
         "is_admin": is_admin(request.user),
+        "on_attempt": on_attempt,
     }
-    return render(request, "attempts/review.html#item", context)
+    return render(request, "attempts/_review_item.html", context)
+
+
+def review_return_url(suggestion: Suggestion, on_attempt: bool) -> str:
+    """Where a review without htmx returns: the page it was made on, at the suggestion."""
+    if on_attempt:
+        page = reverse("attempts:detail", args=[suggestion.attempt_id])
+        return f"{page}#suggestion-{suggestion.pk}"
+    return reverse("attempts:review")

@@ -101,6 +101,12 @@ class Exercise(models.Model):
     def statement_text(self) -> str:
         return self.formal_statement.rstrip("\n")
 
+    def source_line(self, proof_line: int) -> int:
+        """A proof line (1: the proof's first; 0: the proof as a whole) as the editor, Lean
+        and the coach number it: in statement + proof, where 0 is the statement's last line
+        (its `by`)."""
+        return len(self.statement_text.split("\n")) + max(proof_line, 0)
+
     @property
     def display_title(self) -> str:
         return self.title or self.name.replace("_", " ")
