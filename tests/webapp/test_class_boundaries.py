@@ -242,5 +242,8 @@ def test_a_switch_names_a_known_message_kind(cast: Cast, client: Client, kind: s
     _reviewed(cast, cast.student, cast.teacher, ReviewInput("rejected", reason="unhelpful"))
     client.force_login(cast.teacher)
     url = reverse("attempts:set_coach_switch", args=[cast.exercise.pk])
-    assert client.post(url, {"kind": kind, "enabled": "0"}).status_code == 400
+    response = client.post(url, {"kind": kind, "enabled": "0"})
+    assert response.status_code == 400
     assert not CoachSwitch.objects.exists()
+    # The refusal names what was sent, never as markup the browser would run.
+    assert "<script>" not in response.content.decode()
