@@ -298,6 +298,7 @@ def static_problems(compose: Mapping[str, Any], dockerfile: str) -> list[str]:
             problems.append(
                 f"the image does not create {target}, so its volume comes up owned by root"
             )
+    problems += runtime_tools(dockerfile)
     if "HEALTHCHECK" not in dockerfile:
         problems.append("the image has no HEALTHCHECK")
     if "--no-proxy-headers" not in dockerfile:
@@ -332,7 +333,26 @@ def _stage(dockerfile: str, name: str) -> str:
     found = re.search(
         rf"^FROM \S+ AS {re.escape(name)}\n(.*?)(?=^FROM |\Z)", dockerfile, re.M | re.S
     )
-    return found.group(0) if found else ""
+    # Continuation lines joined: one RUN is one line.
+    return found.group(0).replace("\\\n", " ") if found else ""
+
+
+BUILD_TOOLS = ("build-essential", "gcc", "g++", "make", "nodejs", "npm", "git")
+
+
+def runtime_tools(dockerfile: str) -> list[str]:
+    """Build tools the `app` image's stages (base, runtime, app) install: the multi-stage build
+    leaves them in the `tools` stages (the podman check also looks inside the built image)."""
+    problems = []
+    for stage in ("base", "runtime", "app"):
+        installs = re.findall(r"apt-get install([^&|;]*)", _stage(dockerfile, stage))
+        named = {word for line in installs for word in line.split()}
+        problems += [
+            f"the {stage} stage installs {tool}: the app image holds no build tools"
+            for tool in BUILD_TOOLS
+            if tool in named
+        ]
+    return problems
 
 
 def gpu_problems(
