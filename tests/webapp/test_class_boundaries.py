@@ -29,7 +29,7 @@ from webapp.assignments.analytics import class_attempts
 from webapp.attempts import checking
 from webapp.attempts.access import reviewable_suggestions, visible_attempts
 from webapp.attempts.actions import ReviewInput, do_review_suggestion
-from webapp.attempts.models import Attempt, CoachSwitch, LineDiagnostic, Suggestion
+from webapp.attempts.models import Attempt, CoachSwitch, LineDiagnostic, Progress, Suggestion
 from webapp.courses.models import Course, CourseGrant, Exercise, World
 from webapp.provers.access import visible_runs
 from webapp.provers.models import ProverRun
@@ -138,6 +138,36 @@ def test_the_new_teacher_sees_only_what_the_student_did_since_joining(
     assert {shared["before"].pk, shared["after"].pk} <= tess
 
 
+def test_the_class_page_counts_only_what_the_student_did_since_joining(
+    cast: Cast, client: Client
+) -> None:
+    """Sam solved the shared course's exercise in Tess's class, then joined Otto's: Otto's
+    class page shows none of it (solved or tried) until Sam works there; Tess's shows it."""
+    three_days_ago = timezone.now() - timedelta(days=3)
+    solved = Attempt.objects.create(
+        student=cast.student, exercise=cast.exercise, proof="  rfl", status="done", valid=True
+    )
+    Attempt.objects.filter(pk=solved.pk).update(created_at=three_days_ago)
+    Progress.objects.create(student=cast.student, exercise=cast.exercise, attempts=1,
+                            solved=True, solved_at=three_days_ago, last_attempt=solved)  # fmt: skip
+    cast.other_classroom.students.add(cast.student)  # joins Otto's class now
+
+    def sams_row(teacher: User, classroom: Classroom) -> tuple[int, int]:
+        client.force_login(teacher)
+        page = client.get(reverse("accounts:classroom", args=[classroom.pk]))
+        (per_course,) = [row for student, row in page.context["rows"] if student == cast.student]
+        (progress,) = [p for p in per_course if p.course == cast.course]
+        return progress.solved, progress.tried
+
+    assert sams_row(cast.other_teacher, cast.other_classroom) == (0, 0)
+    assert sams_row(cast.teacher, cast.classroom) == (1, 1)
+    # Work in Otto's class counts there.
+    Attempt.objects.create(
+        student=cast.student, exercise=cast.exercise, proof="  simp", status="done", valid=False
+    )
+    assert sams_row(cast.other_teacher, cast.other_classroom) == (0, 1)
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_attempt_socket_follows_the_same_rule(cast: Cast, shared: dict[str, Any]) -> None:
     from tests.webapp.test_console_consumers import connect
@@ -242,5 +272,8 @@ def test_a_switch_names_a_known_message_kind(cast: Cast, client: Client, kind: s
     _reviewed(cast, cast.student, cast.teacher, ReviewInput("rejected", reason="unhelpful"))
     client.force_login(cast.teacher)
     url = reverse("attempts:set_coach_switch", args=[cast.exercise.pk])
-    assert client.post(url, {"kind": kind, "enabled": "0"}).status_code == 400
+    response = client.post(url, {"kind": kind, "enabled": "0"})
+    assert response.status_code == 400
     assert not CoachSwitch.objects.exists()
+    # The refusal names what was sent, never as markup the browser would run.
+    assert "<script>" not in response.content.decode()

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from tests.webapp.cast import Cast
 from webapp.accounts.models import JOIN_CODE_ALPHABET, Classroom, new_join_code
-from webapp.attempts.models import Progress
+from webapp.attempts.models import Attempt, Progress
 
 
 def test_join_codes_avoid_ambiguous_characters() -> None:
@@ -58,6 +58,10 @@ def test_it_rejects_students_creating_classes(cast: Cast, client: Client) -> Non
 
 
 def test_the_class_page_shows_progress_per_student(cast: Cast, client: Client) -> None:
+    # The class page counts the attempts made in the class (webapp.courses.progress).
+    for valid in (False, False, True):
+        Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="  rfl",
+                               status="done", valid=valid)  # fmt: skip
     Progress.objects.create(student=cast.student, exercise=cast.exercise, attempts=3, solved=True)
     client.force_login(cast.teacher)
     body = client.get(reverse("accounts:classroom", args=[cast.classroom.pk])).content.decode()

@@ -91,9 +91,13 @@ def test_prover_and_training_runs_are_each_capped_below_their_shared_pool() -> N
 
 
 def test_beat_sends_the_sweep_to_the_sweepers_queue_under_make_run() -> None:
+    # Where the message goes: the beat entry's options through Celery's router (an explicit
+    # queue must win over task_routes, which sends every "lean.*" task to `lean`).
     code = (
         "import django; django.setup(); from webapp.celery import app; "
-        "e = app.conf.beat_schedule['sweep-stale']; print(e['task'], e['options']['queue'])"
+        "e = app.conf.beat_schedule['sweep-stale']; "
+        "q = app.amqp.router.route(dict(e['options']), e['task'])['queue']; "
+        "print(e['task'], q.name)"
     )
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL"}}
 

@@ -7,6 +7,7 @@ staff, admins or superusers, whatever the address or an earlier link says."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth.models import Group, User
 from django.test import Client, override_settings
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.fakes.oidc_provider import OidcProvider
 from tests.webapp.cast import PASSWORD, Cast
@@ -178,6 +180,30 @@ def test_an_earlier_link_to_a_privileged_account_no_longer_opens_it(
     SocialAccount.objects.create(user=user, provider="school", uid="boss-sub")
     response = _sign_in(client, school, sub="boss-sub", email="x@elsewhere.example")
     assert response.status_code == 403 and _who(client) is None
+
+
+@pytest.mark.parametrize("role", ["student", "teacher"])
+def test_an_earlier_link_made_without_her_consent_no_longer_opens_her_account(
+    school: OidcProvider, cast: Cast, client: Client, role: str
+) -> None:
+    """A link the old rule made (any verified address, any case, no consent) to an account
+    that existed before it: anyone whose school identity claimed her address then keeps her
+    account until she allows school sign-in herself."""
+    user = _account(cast, role, "lee@school.example")
+    User.objects.filter(pk=user.pk).update(date_joined=timezone.now() - timedelta(days=30))
+    SocialAccount.objects.create(user=user, provider="school", uid="old-link")
+    response = _sign_in(client, school, sub="old-link", email="lee@school.example")
+    assert response.status_code == 403 and _who(client) is None
+    assert "has not allowed school sign-in" in response.content.decode()
+    # Allowed on her page (or her school's domain allow-listed): the same link opens it.
+    SchoolSignIn.objects.create(user=user)
+    _sign_in(client, school, sub="old-link", email="lee@school.example")
+    assert _who(client) == user
+    client.logout()
+    SchoolSignIn.objects.filter(user=user).delete()
+    with _with_domains(school, "school.example"):
+        _sign_in(client, school, sub="old-link", email="lee@school.example")
+    assert _who(client) == user
 
 
 def test_every_sign_in_of_a_student_opens_the_same_account(

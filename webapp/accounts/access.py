@@ -11,7 +11,8 @@ work. A teacher adds to her classes only the courses an admin granted her (Cours
 `courses_she_may_teach`).
 
 Views, the review queue, the training export and the websocket consumers all ask here, so
-the rule cannot drift between them.
+the rule cannot drift between them; the class page's progress counts apply the same join date
+(webapp.courses.progress.class_progress with its classroom).
 """
 
 from __future__ import annotations

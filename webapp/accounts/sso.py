@@ -10,7 +10,9 @@ A school login opens an existing LeanCoach account in two ways only:
   in LEANCOACH_OIDC_CONFIG). The login is then linked, so later ones go by `sub`.
 
 Staff, admins and superusers are never opened by school sign-in, linked or not: they sign in
-with their password. Many school identity providers let users edit their address or mark
+with their password. A stored link opens a student or teacher only when the school sign-in
+made her account, she allows it, or her address is in an allow-listed domain
+(`link_still_allowed`): links allauth's own rule made from an address alone stay shut. Many school identity providers let users edit their address or mark
 every address verified, so an address alone must never reach the console.
 
 A login whose address belongs to an account it may not open is refused with the reason
@@ -28,6 +30,7 @@ login.py `pre_social_login`, core/exceptions.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from allauth.account.models import EmailAddress
@@ -83,12 +86,37 @@ def match_address(sociallogin: Any, email: str) -> Match:
     domain = email.rpartition("@")[2].lower()
     allowed = domain in allowed_domains(sociallogin)
     if not allowed and not SchoolSignIn.objects.filter(user=user).exists():
-        return Match(
-            None,
-            "The LeanCoach account with this address has not allowed school sign-in. Sign in "
-            "with its password and allow it on your page, then sign in with your school.",
-        )
+        return Match(None, NOT_ALLOWED)
     return Match(user)
+
+
+NOT_ALLOWED = (
+    "The LeanCoach account with this address has not allowed school sign-in. Sign in with its "
+    "password and allow it on your page, then sign in with your school."
+)
+# A link stored within this long of its account's creation was made by the school sign-in
+# that created the account (allauth saves the user, then the link, in one request).
+MADE_TOGETHER = timedelta(minutes=1)
+
+
+def link_still_allowed(sociallogin: Any) -> bool:
+    """Whether a stored link (matched by `sub`) may open its student's or teacher's account:
+    the school sign-in made the account, she allows school sign-in, or her address is in an
+    allow-listed domain. A link that an address alone made to an account that existed before
+    (allauth's own rule, before this module: any verified address, no consent) does not open
+    it until she allows it herself."""
+    user, account = sociallogin.user, sociallogin.account
+    made_by_it = bool(
+        account.date_joined
+        and user.date_joined
+        and account.date_joined - user.date_joined < MADE_TOGETHER
+    )
+    domain = (user.email or "").rpartition("@")[2].lower()
+    return (
+        made_by_it
+        or SchoolSignIn.objects.filter(user=user).exists()
+        or bool(domain and domain in allowed_domains(sociallogin))
+    )
 
 
 def _refuse(request: HttpRequest, why: str) -> ImmediateHttpResponse:
@@ -118,6 +146,8 @@ class SchoolAccountAdapter(DefaultSocialAccountAdapter):
         if sociallogin.is_existing:
             if is_privileged(sociallogin.user):
                 raise _refuse(request, "School sign-in never opens staff or admin accounts.")
+            if sociallogin.account.pk is not None and not link_still_allowed(sociallogin):
+                raise _refuse(request, NOT_ALLOWED)
             return
         for address in sociallogin.email_addresses:
             match = match_address(sociallogin, address.email)

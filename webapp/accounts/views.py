@@ -138,7 +138,7 @@ def classroom_detail(request: AuthedRequest, pk: int) -> HttpResponse:
         return _forbidden(request, "this class")
     courses = list(classroom.courses.all())
     students = list(classroom.students.order_by("username"))
-    rows = list(zip(students, class_progress(students, courses), strict=True))
+    rows = list(zip(students, class_progress(students, courses, classroom), strict=True))
     # Every "Ask the prover" of this class's students on its courses: progress copied from
     # the prover is not invisible.
     runs = visible_runs(request.user).filter(

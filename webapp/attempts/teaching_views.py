@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import escape
 from django.views.decorators.http import require_POST
 
 from webapp.accounts.roles import is_admin, is_teacher
@@ -51,7 +52,8 @@ def set_coach_switch(request: HttpRequest, exercise_pk: int) -> HttpResponse:
     if not kind:
         return HttpResponse("Say which message kind.", status=400)
     if kind not in SWITCH_KINDS:
-        return HttpResponse(f"There is no Lean message kind {kind[:60]!r}.", status=400)
+        # Escaped: the answer is HTML, and the kind is whatever was posted.
+        return HttpResponse(f"There is no Lean message kind “{escape(kind[:60])}”.", status=400)
     do_set_coach_switch(request.user, exercise_pk, kind, request.POST.get("enabled") == "1")
     return redirect("attempts:coach_switches")
 

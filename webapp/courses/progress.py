@@ -47,9 +47,14 @@ def course_progress(
     )
 
 
-def class_progress(students: list[Any], courses: list[Course]) -> list[list[CourseProgress]]:
+def class_progress(
+    students: list[Any], courses: list[Course], classroom: Any = None
+) -> list[list[CourseProgress]]:
     """course_progress for every student and course, in two queries whatever the class size:
-    exercise counts per course, and solved/tried counts per (student, course)."""
+    exercise counts per course, and solved/tried counts per (student, course). With a
+    `classroom`, as its teacher may see it (webapp.accounts.access): only the work each
+    student did since she joined that class, so what she did on a shared course in another
+    teacher's class before stays out of the counts."""
     from django.db.models import Count, Q
 
     totals = dict(
@@ -57,16 +62,16 @@ def class_progress(students: list[Any], courses: list[Course]) -> list[list[Cour
         .values_list("world__course")
         .annotate(n=Count("pk"))
     )
-    counts = {
-        (row["student"], row["exercise__world__course"]): row
-        for row in Progress.objects.filter(
-            student__in=students, exercise__world__course__in=courses
-        )
+    rows = (
+        _progress_since_joining(students, courses, classroom)
+        if classroom is not None
+        else Progress.objects.filter(student__in=students, exercise__world__course__in=courses)
         .values("student", "exercise__world__course")
         .annotate(
             solved=Count("pk", filter=Q(solved=True)), tried=Count("pk", filter=Q(attempts__gt=0))
         )
-    }
+    )
+    counts = {(row["student"], row["exercise__world__course"]): row for row in rows}
     empty = {"solved": 0, "tried": 0}
     return [
         [
@@ -80,3 +85,29 @@ def class_progress(students: list[Any], courses: list[Course]) -> list[list[Cour
         ]
         for student in students
     ]
+
+
+def _progress_since_joining(students: list[Any], courses: list[Course], classroom: Any) -> Any:
+    """Per (student, course): exercises solved and tried in attempts made since the student
+    joined `classroom` (Membership.joined_at), read from the attempts themselves (Progress
+    keeps one standing per student, whatever the class)."""
+    from django.db.models import Count, OuterRef, Q, Subquery
+
+    from webapp.accounts.models import Membership
+    from webapp.attempts.models import Attempt
+
+    joined = Membership.objects.filter(classroom=classroom, student=OuterRef("student")).values(
+        "joined_at"
+    )[:1]
+    return (
+        Attempt.objects.filter(
+            student__in=students,
+            exercise__world__course__in=courses,
+            created_at__gte=Subquery(joined),
+        )
+        .values("student", "exercise__world__course")
+        .annotate(
+            solved=Count("exercise", filter=Q(valid=True), distinct=True),
+            tried=Count("exercise", distinct=True),
+        )
+    )
