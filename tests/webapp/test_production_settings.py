@@ -242,3 +242,21 @@ def _proxy_address() -> str:
     raw = _compose()["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
     assert raw == "${LEANCOACH_PROXY_IP:-172.30.53.2}"
     return raw.split(":-", 1)[1].rstrip("}")
+
+
+def test_every_alert_has_its_runbook_row_with_its_duration() -> None:
+    """docs/OPERATIONS.md says what each alert of docker/alerts.yml means and what to do,
+    with the time it must hold before it fires (its `for`)."""
+    rules = yaml.safe_load((ROOT / "docker" / "alerts.yml").read_text())["groups"][0]["rules"]
+    text = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
+    section = text.split("## Alerts (`docker/alerts.yml`)", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        cells[0]: cells[1]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| alert ")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    assert set(rows) == {rule["alert"] for rule in rules}
+    for rule in rules:
+        minutes = int(rule["for"].removesuffix("m"))
+        assert re.search(rf"\b{minutes} min\b", rows[rule["alert"]]), rule["alert"]
