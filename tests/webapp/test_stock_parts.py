@@ -10,6 +10,7 @@ import importlib
 import inspect
 import pkgutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.sessions.backends.db import SessionStore
@@ -76,18 +77,18 @@ def test_the_static_check_finds_each_kind(tmp_path: Path) -> None:
 
 
 class _GatedHandler(ASGIHandler):
-    async def get_response_async(self, request):  # type: ignore[no-untyped-def]
-        return await self._middleware_chain(request)
+    async def get_response_async(self, request: Any) -> Any:
+        return await self._middleware_chain(request)  # type: ignore[attr-defined]
 
 
 class _PreparedSessions(SessionStore):
-    def _get_session_from_db(self):  # type: ignore[no-untyped-def]
+    def _get_session_from_db(self) -> Any:
         return None
 
 
 class _OneClientCache(RedisCache):  # Django's own Redis cache, as the former subclass
     @property
-    def _cache(self):  # type: ignore[no-untyped-def]
+    def _cache(self) -> Any:
         return None
 
 
