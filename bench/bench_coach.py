@@ -63,6 +63,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import md_table  # noqa: E402
 from tutor.coach import CoachUnavailable, make_coach  # noqa: E402
 from tutor.coach.compiler import CompilerCoach  # noqa: E402
 from tutor.lean.types import Diagnostic, DiagnosticKind  # noqa: E402
@@ -526,7 +527,11 @@ def main() -> int:
     parser.add_argument(
         "--only-locked", action="store_true", help="measure the locked split and nothing else"
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine = md_table.machine()
     if args.only_locked:
         print_locked(Path(args.locked))
         return 0
@@ -615,7 +620,34 @@ def main() -> int:
         )
     print_fresh(fresh)
     print_locked(Path(args.locked))
+    if args.markdown:
+        print_markdown(table, Path(args.locked), machine)
     return 0
+
+
+def print_markdown(
+    advised: list[tuple[str, dict[str, AdviceRow]]], locked: Path, machine: str
+) -> None:
+    """bench/README.md's table: each source's advice on each part of the advice set, and the
+    compiler's and the kind-only baseline's on the locked split (counts only, as above)."""
+    rows: list[tuple[object, ...]] = []
+
+    def add(name: str, part: str, r: AdviceRow) -> None:
+        shares = (
+            f"{count / r.n:.1%}" if r.n else "-" for count in (r.hit, r.right, r.wrong, r.idk)
+        )
+        rows.append((name, part, r.n, *shares))
+
+    for name, parts in advised:
+        for part in ADVICE_PARTS:
+            if part in parts:
+                add(name, part, parts[part])
+    if locked.exists():
+        report = measure_locked(locked)
+        add("compiler", "locked", report.compiler)
+        add(ADVICE_BASELINE, "locked", report.baseline)
+    headers = ["source", "part", "n", "line hit", "right", "wrong", "I don't know"]
+    md_table.print_table(headers, rows, machine)
 
 
 if __name__ == "__main__":

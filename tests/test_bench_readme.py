@@ -21,12 +21,23 @@ def test_every_benchmark_has_its_section() -> None:
     assert sections - scripts == set(), "sections of bench/README.md for no benchmark"
 
 
-def test_every_benchmark_but_the_coachs_prints_its_table() -> None:
-    """bench_coach.py prints text tables of its own (docs/COACH.md)."""
+def test_every_benchmark_prints_its_table() -> None:
     for path in sorted((ROOT / "bench").glob("bench_*.py")):
-        if path.name != "bench_coach.py":
-            source = path.read_text()
-            assert '"--markdown"' in source and "md_table.print_table(" in source, path.name
+        source = path.read_text()
+        assert '"--markdown"' in source and "md_table.print_table(" in source, path.name
+
+
+def test_every_section_holds_its_benchmarks_table() -> None:
+    """Each benchmark's section holds the block its `--markdown` prints: the command that
+    made it, the machine line, a table."""
+    sections = re.split(r"^## ", README.read_text(), flags=re.M)[1:]
+    for section in sections:
+        name = section.split("`", 2)[1]
+        if not name.startswith("bench_"):
+            continue
+        assert f"`.venv/bin/python bench/{name}" in section, name
+        assert re.search(r"^Machine: .+ cores usable", section, flags=re.M), name
+        assert re.search(r"^\|---\|", section, flags=re.M), name
 
 
 def test_a_table_is_github_markdown() -> None:

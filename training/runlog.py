@@ -108,6 +108,7 @@ PLOTTED = (
     "response_length",
     "lemmas_discovered",
     "hedging_per_1k_words",
+    "trajectories_seen",
     "tokens_per_s",
     "step_time_s",
     "could_not_check",
@@ -137,6 +138,7 @@ def plot_metrics(
                 key in ("step", "time")
                 or isinstance(value, bool)
                 or not isinstance(value, (int, float))
+                or not (everything or _wanted(key))
             ):
                 continue
             series.setdefault(key, []).append((int(record["step"]), float(value)))

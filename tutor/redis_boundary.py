@@ -34,11 +34,14 @@ CONNECT_TIMEOUT_S = 1.0
 # health_check_interval): one closed by a Redis restart is replaced, not handed out broken.
 HEALTH_CHECK_INTERVAL_S = 10
 
+# The client type the boundary hands out, for callers' annotations (they import no redis).
+Client = redis.Redis
+
 # What a call through this boundary raises when Redis is away or stalls (redis-py wraps most
 # socket errors in its own, and lets some OSErrors through).
 ERRORS: tuple[type[Exception], ...] = (redis.RedisError, OSError)
 
-_clients: dict[tuple[str, float, int], redis.Redis] = {}
+_clients: dict[tuple[str, float, int], Client] = {}
 _lock = threading.Lock()
 
 
@@ -51,7 +54,7 @@ def connection_options(timeout_s: float = TIMEOUT_S) -> dict[str, Any]:
     }
 
 
-def client(url: str, timeout_s: float = TIMEOUT_S) -> redis.Redis:
+def client(url: str, timeout_s: float = TIMEOUT_S) -> Client:
     """This process's client for `url` with the timeouts above. Thread-safe: the client holds
     no connection of its own, its pool lends one per command."""
     key = (url, timeout_s, os.getpid())

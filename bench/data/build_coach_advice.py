@@ -27,7 +27,7 @@ from typing import Any
 
 OUT = Path(__file__).with_name("coach_advice.jsonl")
 CASES: list[dict[str, Any]] = []
-# Which batch a case came in: 1 = the first 114 (a previous session), 2 = the 24 shaped on the
+# Which batch a case came in: 1 = the first 114, 2 = the 24 shaped on the
 # recorded transcripts, written before the coach was changed again. Reported apart by the bench.
 ROUND = 1
 # Rounds 3 and 4 are wholly held out. Round 3 (34 cases) was written before the coach was
@@ -2610,7 +2610,7 @@ case(
 
 # ------------------------------------------------------------------ round 5 (all held out)
 # Written after the round 4 misses were read and the rules changed, before the coach was run
-# on them: the clean measure of this session's last changes.
+# on them: the clean measure of the changes made after round 4.
 ROUND = 5
 
 case(

@@ -71,3 +71,17 @@ def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
     assert names == ["reward.png", "reward_by_trajectory.png", "trajectories_seen.png"]
+
+
+def test_only_the_headline_and_eval_metrics_get_a_plot_unless_asked(tmp_path: Path):
+    """A PNG costs a tenth of a second: by default only runlog.PLOTTED and eval/ metrics get
+    one (docs/TRAINING.md); every other counter stays in the JSONL."""
+    from training.runlog import plot_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [{"step": s, "loss": 1.0 / s, "grad_norm": 0.5, "eval/pass@1": 0.1 * s} for s in (1, 2)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "headline"))
+    assert names == ["eval_pass_1.png", "loss.png"]
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "all", everything=True))
+    assert names == ["eval_pass_1.png", "grad_norm.png", "loss.png"]

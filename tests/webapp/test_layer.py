@@ -67,3 +67,31 @@ def test_a_newer_delayed_send_replaces_the_older(redis_layer: Any) -> None:
     group_send_later("k3", (group,), {"type": "t", "text": "first"}, 0.3)
     group_send_later("k3", (group,), {"type": "t", "text": "second"}, 0.1)
     assert _received(redis_layer, channel, wait_s=0.6) == ["second"]
+
+
+def test_a_quiet_receive_outlasts_the_socket_timeout(settings: Any) -> None:
+    """The product's layer (webapp.core.layer.RedisChannelLayer with the boundary's socket
+    timeout) waits on a quiet channel as long as it must: its blocking BZPOPMIN is shorter
+    than the socket timeout, so Redis answers "nothing yet" before the socket gives up. With
+    channels_redis' own 5 s (a class attribute, brpop_timeout) the receive would fail with a
+    TimeoutError after the 2 s socket timeout; this test fails if that attribute stops being
+    read."""
+    from tutor import redis_boundary
+    from webapp.core.layer import RedisChannelLayer
+
+    host = redis_boundary.channel_layer_host(settings.REDIS_URL)
+    layer = RedisChannelLayer(hosts=[host], prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    quiet_s = host["socket_timeout"] + 1.0
+
+    async def receive_after_quiet() -> dict[str, Any]:
+        channel = await layer.new_channel()
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(quiet_s)
+        assert not waiting.done(), waiting.exception()
+        await layer.send(channel, {"type": "x", "text": "late"})
+        try:
+            return await asyncio.wait_for(waiting, timeout=5)
+        finally:
+            await layer.flush()
+
+    assert async_to_sync(receive_after_quiet)()["text"] == "late"

@@ -175,6 +175,47 @@ def test_only_lean_workers_leave_the_seccomp_profile() -> None:
         assert services[name]["cap_drop"] == ["ALL"], name
 
 
+def _confinement_table() -> dict[str, str]:
+    """docs/OPERATIONS.md's table of containers: compose service -> its capabilities cell."""
+    text = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
+    rows = text.split("| containers | user | capabilities | confinement |", 1)[1]
+    found: dict[str, str] = {}
+    for line in rows.strip().splitlines()[1:]:
+        if not line.startswith("|"):
+            break
+        label, _, capabilities, _ = (cell.strip() for cell in line.strip("|").split("|"))
+        if label.startswith("app services ("):  # "(migrate, web, the workers, beat)"
+            names = label.split("(", 1)[1].rstrip(")").split(", ")
+        else:
+            names = label.split("(", 1)[0].split(", ")
+        for name in (n.strip() for n in names):
+            assert name not in found, f"{name} is in two rows"
+            found[name] = capabilities
+    return found
+
+
+def test_the_runbooks_confinement_table_is_what_compose_runs() -> None:
+    """Each container's capabilities as docs/OPERATIONS.md states them (all dropped, all
+    dropped but one, Docker's default set) are compose.yaml's, for every service."""
+    services = _compose()["services"]
+    table = _confinement_table()
+    workers = {name for name in services if name.startswith("worker-")}
+    assert table.pop("the workers") == table["web"]
+    table |= dict.fromkeys(workers, table["web"])
+    assert set(table) == set(services)
+    for name, service in services.items():
+        stated = table[name]
+        dropped, added = service.get("cap_drop"), service.get("cap_add")
+        if stated.startswith("Docker's default set"):
+            assert (dropped, added) == (None, None), name
+        elif stated.startswith("all dropped but "):
+            kept = re.findall(r"`([A-Z_]+)`", stated)
+            assert (dropped, added) == (["ALL"], kept), name
+        else:
+            assert stated == "all dropped" and (dropped, added) == (["ALL"], None), name
+        assert "no-new-privileges:true" in service.get("security_opt", []), name
+
+
 def _web_options(environment: dict[str, str]) -> dict[str, object]:
     """uvicorn's options as the web service's shell line gives them (compose turns `$$` into
     `$` first)."""
@@ -201,3 +242,21 @@ def _proxy_address() -> str:
     raw = _compose()["services"]["proxy"]["networks"]["edge"]["ipv4_address"]
     assert raw == "${LEANCOACH_PROXY_IP:-172.30.53.2}"
     return raw.split(":-", 1)[1].rstrip("}")
+
+
+def test_every_alert_has_its_runbook_row_with_its_duration() -> None:
+    """docs/OPERATIONS.md says what each alert of docker/alerts.yml means and what to do,
+    with the time it must hold before it fires (its `for`)."""
+    rules = yaml.safe_load((ROOT / "docker" / "alerts.yml").read_text())["groups"][0]["rules"]
+    text = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")
+    section = text.split("## Alerts (`docker/alerts.yml`)", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        cells[0]: cells[1]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| alert ")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    assert set(rows) == {rule["alert"] for rule in rules}
+    for rule in rules:
+        minutes = int(rule["for"].removesuffix("m"))
+        assert re.search(rf"\b{minutes} min\b", rows[rule["alert"]]), rule["alert"]

@@ -107,3 +107,32 @@ def test_an_expired_session_without_htmx_goes_to_login(cast: Cast, client: Clien
 def test_it_only_accepts_post(cast: Cast, client: Client) -> None:
     client.force_login(cast.student)
     assert client.get(_url(cast)).status_code == 405
+
+
+def test_a_second_submit_redraws_the_line_of_the_one_it_superseded(
+    cast: Cast,
+    client: Client,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """do_submit_attempt says which attempts it superseded (Submitted.superseded), and the
+    answer redraws their history lines from that, without reading them again."""
+    client.force_login(cast.student)
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(_url(cast), {"proof": "  first"}, **HTMX)
+        response = client.post(_url(cast), {"proof": "  second"}, **HTMX)
+    first, second = Attempt.objects.order_by("pk")
+    assert (first.status, second.status) == ("superseded", "queued")
+    body = response.content.decode()
+    line = f'<span id="history-status-{first.pk}" class="badge " hx-swap-oob="true">superseded'
+    assert line in body
+    assert f'id="history-status-{second.pk}"' in body
+
+
+def test_do_submit_attempt_returns_what_it_made_and_superseded(cast: Cast) -> None:
+    from webapp.attempts.actions import Submitted, do_submit_attempt
+
+    first = do_submit_attempt(cast.student, cast.exercise, "  one")
+    assert first == Submitted(Attempt.objects.get(proof="  one"), [])
+    second = do_submit_attempt(cast.student, cast.exercise, "  two")
+    assert second.attempt.proof == "  two" and second.superseded == [first.attempt.pk]
+    assert not hasattr(second.attempt, "superseded_pks")  # nothing hung on the model

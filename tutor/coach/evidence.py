@@ -252,52 +252,6 @@ def in_library(name: str, mathlib: bool) -> bool:
     return name in CORE_LEMMAS or (mathlib and name in MATHLIB_LEMMAS)
 
 
-# ---------------------------------------------------------------------- bounds
-
-_FLIP = {"<": ">", "≤": "≥", ">": "<", "≥": "≤"}
-
-
-def _bound(prop: str, domain: str) -> tuple[str, str, Number] | None:
-    """(`lower`/`upper`, strictness op, the numeral) with the term as text, for `c < t`,
-    `t ≤ c`, `t > c`...: prop read as a bound on its one non-numeral side."""
-    split = split_target(prop)
-    if split.shape not in (Shape.LE, Shape.LT) or split.op not in _FLIP:
-        return None
-    left, right = evaluate(split.left, domain), evaluate(split.right, domain)
-    op = split.op
-    if left is not None and right is None:
-        term, value = " ".join(split.right.split()), left
-    elif right is not None and left is None:
-        term, value, op = " ".join(split.left.split()), right, _FLIP[op]
-    else:
-        return None
-    # now `value op term`: `<`/`≤` bound the term from below, `>`/`≥` from above
-    side = "lower" if op in ("<", "≤") else "upper"
-    return f"{side}:{term}", op, value
-
-
-def bound_from(goal: str, facts: list[tuple[str, str]], domain: str) -> str | None:
-    """The name of a hypothesis that bounds the same term at least as tightly as the goal
-    asks (`h : 2 < x` for `1 < x`): the goal follows from it by one linear step."""
-    wanted = _bound(goal, domain)
-    if wanted is None:
-        return None
-    key, op, value = wanted
-    for name, typ in facts:
-        if not typ or name == "_" or "✝" in name:
-            continue
-        have = _bound(typ, domain)
-        if have is None or have[0] != key:
-            continue
-        _, have_op, have_value = have
-        strict_goal, strict_have = op in ("<", ">"), have_op in ("<", ">")
-        lower = key.startswith("lower")
-        tighter = have_value > value if lower else have_value < value
-        if tighter or (have_value == value and (strict_have or not strict_goal)):
-            return name
-    return None
-
-
 # ---------------------------------------------------------------------- identities
 
 _POINTS = (Fraction(3, 7), Fraction(-5, 3), Fraction(11, 2), Fraction(2), Fraction(-13, 5))

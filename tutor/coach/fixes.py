@@ -1018,16 +1018,6 @@ def _nat_value(text: str) -> int | None:
     return context.nat_value(text)
 
 
-def false_numeral_claim(target: str) -> str | None:
-    """`2 + 2 = 5` -> "`2 + 2 = 5` is false (the left side is 4 on ℕ)"; None unless false."""
-    truth = closed_numeral_truth(target)
-    if truth is None or truth[0]:
-        return None
-    return (
-        f"`{shorten(target, 30)}` is false (the left side is {truth[1]} on ℕ, the right {truth[2]})"
-    )
-
-
 def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = ()) -> str | None:
     """A step that certainly closes `target`, or None when unsure."""
     truth = closed_numeral_truth(target)

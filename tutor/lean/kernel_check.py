@@ -100,10 +100,6 @@ class KernelVerdict:
     step: str = ""  # which step decided it (export, imports, replay, statement, axioms...)
     details: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def confirmed(self) -> bool:
-        return self.status is VerifyStatus.CONFIRMED
-
 
 def config_from_environment(manifest: dict[str, Any] | None) -> VerifyConfig:
     """LEANCOACH_VERIFIER_CMD (shell words) wins over the manifest's "verifier_command"

@@ -18,7 +18,7 @@ A tactic that closes every goal is checked in full (`check_proof` on the posed s
 before it counts: the first accepted script ends the search for all workers.
 
 Workers: `config.workers` threads, each with its own REPL lease (backend_factory), sharing
-one TreeStore. With a RedisTreeStore the same `run_worker` can run in separate processes
+one tree store. With a RedisTreeStore the same `run_worker` can run in separate processes
 or hosts (tests/tutor/prover/test_mcts_parallel.py runs two on one Redis tree). Budgets are
 checked before each claim, so N workers may overshoot `max_iterations` by at most N - 1.
 

@@ -3,7 +3,8 @@
 A node is a proof state reached by a path of tactics from the root; an edge is the tactic
 with its prior (the policy's summed log-probability), and each node keeps MCTS statistics
 (visits, summed value). Every operation that reads and changes the tree is one transaction
-on a `TreeStore`, so several workers (threads, processes, hosts) can share one tree:
+of its store (`MemoryTreeStore` in one process, `RedisTreeStore` shared), so several
+workers (threads, processes, hosts) can share one tree:
 
 - `select_and_claim(worker)`: walk from the root by PUCT to the best open leaf nobody is
   expanding and claim it for `claim_lease_s` seconds. A worker that dies leaves a claim
@@ -34,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 # Node status: what the page draws and what selection may pick.
 OPEN = "open"  # a leaf waiting to be expanded (the frontier)
@@ -199,10 +200,6 @@ class TreeState:
             path.append(parent)
             parent = self.nodes[parent].parent
         return path[::-1]
-
-
-class TreeStore(Protocol):
-    def transaction(self) -> Any: ...  # a context manager yielding a mutable TreeState
 
 
 class _TreeOps:

@@ -215,7 +215,7 @@ def prestart_lean() -> bool:
     """Run by each pool process of a worker that takes the `lean` queue, as it starts (in a
     thread of its own: webapp.celery). It starts the checker's REPL with the header most
     exercises use, so the first check after a worker (re)starts does not wait for Lean to
-    start and import Mathlib: the image's first check took about 34 s (docs/OPERATIONS.md)."""
+    start and import Mathlib (docs/LEAN.md, "Started before the first check")."""
     try:
         header = _most_used_header()
     except DatabaseError as exc:  # e.g. a worker up before the migrations ran

@@ -23,7 +23,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import redis
 from django.conf import settings
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -46,7 +45,7 @@ CHECK_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 TASK_BUCKETS = (0.1, 0.5, 1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
 
 
-def _redis() -> redis.Redis:
+def _redis() -> redis_boundary.Client:
     return redis_boundary.client(settings.REDIS_URL)
 
 

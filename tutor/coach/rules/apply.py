@@ -138,7 +138,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
     if goal is not None:
-        chained = _by_arithmetic(line, goal, scene, ctx, unify is not None)
+        chained = _by_arithmetic(line, goal, scene, ctx)
         if chained:
             return [chained]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
@@ -156,9 +156,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     )
 
 
-def _by_arithmetic(
-    line: int, goal: Goal, scene: fixes.Scene, ctx: Context, unified: bool
-) -> Advice | None:
+def _by_arithmetic(line: int, goal: Goal, scene: fixes.Scene, ctx: Context) -> Advice | None:
     """`apply h1` for `a < c` with `h1 : a < b`, `h2 : b < c`: no hypothesis concludes the
     goal alone, but two chain into it (`lt_trans h1 h2`), or it follows by adding them up
     (`linarith`, `omega`), checked by tutor/coach/linear.py."""

@@ -69,17 +69,6 @@ def strip_sort(text: str) -> str:
     return re.sub(r"\s*:\s*(Prop|Type\S*|Sort\S*)\s*$", "", " ".join(text.split()))
 
 
-OTHER_NUMBERS = re.compile(r"ℤ|ℝ|ℚ|ℂ|\b(?:Int|Real|Rat|Float|Fin|UInt\d+)\b")
-
-
-def false_claim_of(target: str, ctx: Context) -> str | None:
-    """The false-numerals clause, only where every numeral is ℕ: a goal prints `2 - 3 < 0` the
-    same whether it is about ℕ (false) or ℤ (true), so any other number type rules it out."""
-    if OTHER_NUMBERS.search(ctx.statement + "\n" + ctx.text.text):
-        return None
-    return fixes.false_numeral_claim(target)
-
-
 def impossible_case(line: int, goal: Goal) -> Advice | None:
     """The goal may be false, but the hypotheses of this case contradict each other (a `cases`
     branch such as `n = 0` beside `h : n ≠ 0`): the case is closed from them, not from the goal."""
