@@ -52,6 +52,34 @@ def _forget_coach_teaching_memo() -> object:
         teaching.forget_teaching_memo()
 
 
+# Where real Lean must run (the real-Lean CI job sets it), a test marked `lean` that skips
+# because no real REPL, verifier or manifest was found is a failure: without it, a job whose
+# install went wrong would pass green having checked nothing. Other skips (no Mathlib in the
+# core-only leg, no bubblewrap) stay skips.
+REQUIRE_REAL_LEAN = "LEANCOACH_REQUIRE_REAL_LEAN"
+_NO_REAL_LEAN = (
+    "needs a real Lean 4 REPL",
+    "LEAN_REPL_CMD points at the test double",
+    "no kernel verifier",
+    "the self-test reads the manifest",
+)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if not (report.skipped and os.environ.get(REQUIRE_REAL_LEAN) == "1"):
+        return
+    if item.get_closest_marker("lean") is None:
+        return
+    longrepr = report.longrepr
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr)
+    if any(text in reason for text in _NO_REAL_LEAN):
+        report.outcome = "failed"
+        report.longrepr = f"{REQUIRE_REAL_LEAN}=1, yet this real-Lean test skipped: {reason}"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the end-to-end tests last: Playwright's sync API keeps an event loop running in the
     main thread for as long as the browser lives, which would break later asyncio tests."""

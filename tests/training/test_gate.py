@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -45,31 +46,79 @@ def _clip(rate: float) -> float:
     return min(1.0, max(0.0, rate))
 
 
+GateFn = Callable[[list[dict[str, Any]], list[dict[str, Any]], ClassroomConfig], bool]
+
+
+def _gate_promotes(
+    baseline: list[dict[str, Any]], candidate: list[dict[str, Any]], cfg: ClassroomConfig
+) -> bool:
+    return gate(baseline, candidate, cfg).promote
+
+
 def _false_promotion_rate(
-    candidates: int, shift: float, gate_problems: int, cfg: ClassroomConfig, seed: int
+    candidates: int,
+    shift: float,
+    gate_problems: int,
+    cfg: ClassroomConfig,
+    seed: int,
+    *,
+    promotes: GateFn = _gate_promotes,
+    disjoint: bool = True,
+    rounds: int = ROUNDS,
 ) -> float:
     """Share of simulated rounds in which the chosen candidate is promoted. Candidate k's
     true rate on a problem is the serving one's + shift + its own deviation there (uniform
     in +-0.1, independent per problem), so candidates differ and the selection picks the
     one that looks best on the selection problems, as the run's best checkpoint is picked;
-    the gate then judges it on problems the selection never saw."""
+    the gate then judges it on problems the selection never saw (disjoint=False: on the
+    very samples the selection scored, as the old round did)."""
     rng = random.Random(seed)
     promoted = 0
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         selection_rates = [rng.random() for _ in range(gate_problems)]
         gate_rates = [rng.random() for _ in range(gate_problems)]
         deviations = [
             [rng.uniform(-0.1, 0.1) for _ in range(2 * gate_problems)] for _ in range(candidates)
         ]
-        scores = [
-            sum(_binomial(rng, _clip(r + shift + dev[i])) for i, r in enumerate(selection_rates))
+        samples = [
+            [_binomial(rng, _clip(r + shift + dev[i])) for i, r in enumerate(selection_rates)]
             for dev in deviations
         ]
-        chosen = deviations[max(range(candidates), key=lambda k: scores[k])][gate_problems:]
-        baseline = [_binomial(rng, r) for r in gate_rates]
-        candidate = [_binomial(rng, _clip(r + shift + chosen[i])) for i, r in enumerate(gate_rates)]
-        promoted += gate(_per_problem(baseline), _per_problem(candidate), cfg).promote
-    return promoted / ROUNDS
+        best = max(range(candidates), key=lambda k: sum(samples[k]))
+        if disjoint:
+            chosen = deviations[best][gate_problems:]
+            baseline = [_binomial(rng, r) for r in gate_rates]
+            candidate = [
+                _binomial(rng, _clip(r + shift + chosen[i])) for i, r in enumerate(gate_rates)
+            ]
+        else:
+            baseline = [_binomial(rng, r) for r in selection_rates]
+            candidate = samples[best]
+        promoted += promotes(_per_problem(baseline), _per_problem(candidate), cfg)
+    return promoted / rounds
+
+
+def _old_gate_promotes(
+    baseline: list[dict[str, Any]], candidate: list[dict[str, Any]], cfg: ClassroomConfig
+) -> bool:
+    """The gate this module replaced (training/classroom.py before f9b4e54, kept here as the
+    reference the simulation must catch): a one-sided percentile paired bootstrap over the
+    per-problem pass@1 differences, p = share of resampled means <= 0, promote when
+    p < alpha, at least 2 problems. 200 resamples instead of its 2000 keep the test fast;
+    the p-value's resolution (0.005) is far below the gap measured."""
+    diffs = [
+        c["correct"] / c["n"] - b["correct"] / b["n"]
+        for b, c in zip(baseline, candidate, strict=True)
+    ]
+    n = len(diffs)
+    if n < 2 or sum(diffs) / n <= cfg.min_improvement:
+        return False
+    rng = random.Random(0)
+    resamples = 200
+    not_better = sum(
+        1 for _ in range(resamples) if sum(diffs[rng.randrange(n)] for _ in range(n)) <= 0
+    )
+    return not_better / resamples < cfg.gate_alpha
 
 
 def _tolerance(alpha: float) -> float:
@@ -85,6 +134,25 @@ def test_no_better_candidates_are_promoted_at_most_alpha_of_the_time(candidates:
     cfg = ClassroomConfig()
     rate = _false_promotion_rate(candidates, shift, gate_problems=8, cfg=cfg, seed=candidates)
     assert rate <= _tolerance(cfg.gate_alpha), f"promoted {rate:.3f} of no-better candidates"
+
+
+@pytest.mark.parametrize(
+    ("candidates", "disjoint", "rounds"),
+    [(1, True, ROUNDS), (5, False, 600)],
+    ids=["one-equal-disjoint", "best-of-5-equal-same-problems"],
+)
+def test_the_simulation_catches_the_old_gate(candidates: int, disjoint: bool, rounds: int):
+    """The check above can fail: run on the replaced gate (percentile bootstrap, minimum 2),
+    the same simulation promotes no-better candidates above alpha's tolerance, with one
+    candidate on disjoint problems and with the best of 5 picked on the gate's own samples
+    (the old round). Measured when written (fixed seeds): 0.076 over 3000 rounds, about 3
+    standard errors above the tolerance 0.062, and 0.25."""
+    cfg = ClassroomConfig()
+    rate = _false_promotion_rate(
+        candidates, 0.0, gate_problems=8, cfg=cfg, seed=candidates,
+        promotes=_old_gate_promotes, disjoint=disjoint, rounds=rounds,
+    )  # fmt: skip
+    assert rate > _tolerance(cfg.gate_alpha), f"the old gate promoted only {rate:.3f}"
 
 
 def test_the_old_gate_on_the_same_problems_would_have_failed_this_check():

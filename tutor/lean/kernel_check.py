@@ -403,6 +403,17 @@ class KernelVerifier:
         return self._seccomp_program if self.sandboxed else None
 
 
+def export_argv(config: VerifyConfig) -> list[str]:
+    """The export step's command line (before the sandbox wraps it): one pickle, named on
+    stdin, per process."""
+    return [*(config.verifier_command or ()), "export", "--stdin"]
+
+
+def serve_argv(config: VerifyConfig, imports: Sequence[str]) -> list[str]:
+    """The long-lived verifier's command line for a header's imports (Init first)."""
+    return [*(config.verifier_command or ()), "serve", "--imports", ",".join(imports)]
+
+
 class _ExportWorker:
     """One `leancoach-verify export --stdin` process, started before it is needed, in its
     own folder (`in/` read-only to it, `out/` its only writable place); it exports exactly
@@ -414,7 +425,7 @@ class _ExportWorker:
         self.folder = Path(tempfile.mkdtemp(prefix="export-", dir=root))
         (self.folder / "in").mkdir()
         (self.folder / "out").mkdir()
-        argv = [*(config.verifier_command or ()), "export", "--stdin"]
+        argv = export_argv(config)
         argv, env = verifier.wrapped(
             argv, readable=[str(self.folder / "in")], writable=[str(self.folder / "out")]
         )
@@ -502,7 +513,7 @@ class _Server:
         self._lock = threading.Lock()
         self._buffer = bytearray()
         self._dead: str | None = None
-        argv = [*(config.verifier_command or ()), "serve", "--imports", ",".join(imports)]
+        argv = serve_argv(config, imports)
         # The job folders live under `root`: read-only, they are all it sees of this machine.
         argv, env = verifier.wrapped(argv, readable=[str(root)], writable=[])
         # No CPU-time budget for a process that serves checks for as long as it lives: each

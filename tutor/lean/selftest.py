@@ -22,8 +22,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tutor.lean.checker import LeanChecker, checker_from_environment
+from tutor.lean.checker import (
+    LeanChecker,
+    checker_from_environment,
+    split_header,
+    verifier_imports,
+)
 from tutor.lean.detect import lean_home, manifest_path
+from tutor.lean.kernel_check import export_argv, serve_argv
 from tutor.lean.types import CheckResult, LeanUnavailable
 
 RESULT_FILE = "selftest.json"
@@ -40,6 +46,7 @@ class Case:
     expected: str
     run: Callable[[LeanChecker], CheckResult]
     mathlib: bool = False  # only where the installed project has Mathlib
+    header: str = ""  # the imports the case's check runs under (the verifier's, with Init)
 
 
 @dataclass
@@ -71,6 +78,7 @@ CASES = [
         PROVED,
         _proof("lemma golden_comm (a b : ℕ) : a + b = b + a := by", "  omega", "import Mathlib"),
         mathlib=True,
+        header="import Mathlib",
     ),
     Case(
         "a false statement",
@@ -129,8 +137,9 @@ def _classify(result: CheckResult, checker_ran_lean: bool) -> str:
     return NOT_PROVED
 
 
-def _failed_step(checker: LeanChecker, result: CheckResult) -> str:
-    """The step that failed and the command line that ran it."""
+def _failed_step(checker: LeanChecker, result: CheckResult, header: str = "") -> str:
+    """The step that failed and the command line that ran it, as kernel_check builds it
+    (before the sandbox wraps it)."""
     error = result.error or ""
     repl = shlex.join(checker.repl_command or [])
     if "(step: " not in error:
@@ -142,8 +151,12 @@ def _failed_step(checker: LeanChecker, result: CheckResult) -> str:
     if not verifier:
         built = _manifest().get("verifier_error") or "no verifier in the manifest"
         return f"step: {step}; command: the verifier's build: {built}"
-    mode = ["export", "PICKLE", "OUT.json"] if step == "export" else ["serve", "--imports", "..."]
-    return f"step: {step}; command: {shlex.join([*verifier, *mode])}"
+    config = checker.verifier.config
+    if step == "export":
+        argv = export_argv(config)
+    else:
+        argv = serve_argv(config, verifier_imports(split_header(header).header))
+    return f"step: {step}; command: {shlex.join(argv)}"
 
 
 def _detail(result: CheckResult) -> str:
@@ -174,7 +187,7 @@ def run_case(checker: LeanChecker, case: Case) -> Outcome:
     ok = got == case.expected
     detail = _detail(result)
     if not ok and got == COULD_NOT_CHECK:
-        detail += f" [{_failed_step(checker, result)}]"
+        detail += f" [{_failed_step(checker, result, case.header)}]"
     return Outcome(case.name, case.expected, got, ok, detail, time.monotonic() - started)
 
 

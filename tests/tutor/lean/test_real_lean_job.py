@@ -6,8 +6,15 @@ Nothing here runs Lean; the job itself is the first run (docs/LEAN.md, "Installi
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
+
+from tests.tutor.lean.real_lean import REAL_REPL
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOW = ROOT / ".github" / "workflows" / "real-lean.yml"
@@ -54,3 +61,34 @@ def test_what_the_job_names_exists() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     for target in ("install", "lean", "test"):
         assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
+
+
+def test_the_job_fails_when_its_real_lean_tests_would_skip() -> None:
+    text = WORKFLOW.read_text(encoding="utf-8")
+    step = text[text.index("- name: Tests marked for real Lean") :].split("\n      - name:")[0]
+    assert re.search(r'LEANCOACH_REQUIRE_REAL_LEAN:\s*"1"', step), step
+
+
+@pytest.mark.skipif(REAL_REPL.command is not None, reason="a Lean REPL is installed here")
+def test_a_required_real_lean_test_that_finds_no_lean_fails(tmp_path: Path) -> None:
+    """Run a marked test file with no Lean to be found: a skip by default, a failure under
+    LEANCOACH_REQUIRE_REAL_LEAN=1 (tests/conftest.py)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"LEAN_REPL_CMD", "LEANCOACH_REQUIRE_REAL_LEAN", "DJANGO_SETTINGS_MODULE"}
+    }
+    env["LEANCOACH_LEAN_HOME"] = str(tmp_path)  # no manifest there
+    command = [sys.executable, "-m", "pytest", "-m", "lean", "-q", "-p", "no:cacheprovider",
+               "tests/tutor/lean/test_selftest.py"]  # fmt: skip
+
+    def run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, cwd=ROOT, env={**env, **extra}, capture_output=True, text=True, timeout=240
+        )
+
+    plain = run()
+    assert plain.returncode == 0 and "1 skipped" in plain.stdout, plain.stdout[-2000:]
+    required = run(LEANCOACH_REQUIRE_REAL_LEAN="1")
+    assert required.returncode == 1, required.stdout[-2000:]
+    assert "LEANCOACH_REQUIRE_REAL_LEAN=1, yet this real-Lean test skipped" in required.stdout
