@@ -93,6 +93,12 @@ def run_check(statement: str, proof: str, header: str) -> CheckOutcome:
     return CheckOutcome(result=result)
 
 
+def explore(statement: str, proof: str, header: str, *, timeout_s: float) -> CheckResult:
+    """Goals and messages of a proof being typed (webapp/attempts/live_goals.py), from the
+    checker's exploration pool: never a verdict. Raises LeanUnavailable."""
+    return checker_factory().explore_proof(statement, proof, header, timeout_s=timeout_s)
+
+
 def prestart(header: str) -> bool:
     """Start the checker's REPL with `header`'s imports before the first check needs it;
     False when Lean is unavailable or the imports fail (LeanChecker.prestart says why in

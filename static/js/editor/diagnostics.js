@@ -50,9 +50,13 @@ export function showDiagnostics(view, result) {
 
 // Keyboard users get the same tooltip as a hover: when the cursor (with focus) is inside a
 // diagnostic's range, its messages are shown under it.
+// A click shows the hover tooltip already: the cursor's own would be a second, identical one
+// (so a pointer selection shows none, and it stays hidden until the keyboard moves the cursor).
 export const cursorTooltip = StateField.define({
   create: () => null,
-  update(_value, tr) {
+  update(value, tr) {
+    if (tr.isUserEvent('select.pointer')) return null;
+    if (!tr.selection && !tr.docChanged && !tr.effects.length) return value;
     const head = tr.state.selection.main.head;
     const found = [];
     forEachDiagnostic(tr.state, (d, from, to) => {
