@@ -592,6 +592,21 @@ class LeanChecker:
         self.verifier.prestart(verifier_imports(key))
         return started
 
+    def prestart_explore(self, header: str = "") -> bool:
+        """Start one exploration REPL with `header`'s imports (goals while typing and the
+        prover use that pool), so the first goals after a worker starts are not an import
+        away. False when Lean is unavailable, the header fails, or one is ready already."""
+        if not self.available:
+            return False
+        key = split_header(header).header
+        if key in self._failed_headers:
+            return False
+        try:
+            return self._explore_pool.prestart(key)
+        except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
+            log.warning("exploration REPL not started ahead of the first goals: %s", exc)
+            return False
+
     def check_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         """Check a user's tactic block against a course-posed statement ending in `:= by`.
 

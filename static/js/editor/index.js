@@ -8,7 +8,7 @@
 import { EditorState, Transaction } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
-  Decoration, ViewPlugin,
+  Decoration, ViewPlugin, tooltips,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { syntaxHighlighting, bracketMatching } from '@codemirror/language';
@@ -63,6 +63,16 @@ function statementShading(statementLines) {
     }
   }, { decorations: (p) => p.decorations });
 }
+
+// Tooltips (Lean's messages) stay below the page's header: at 375 px a message above its
+// line would otherwise cover the header and its menu.
+const belowHeader = tooltips({
+  tooltipSpace: () => {
+    const header = document.querySelector('header.topbar');
+    const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    return { top, left: 0, bottom: window.innerHeight, right: window.innerWidth };
+  },
+});
 
 function draftKey(textarea) {
   return textarea.dataset.draftKey ? `leancoach:draft:${textarea.dataset.draftKey}` : null;
@@ -167,6 +177,7 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
     syntaxHighlighting(leanHighlight),
     lintGutter(),
     cursorTooltip,
+    belowHeader,
     statementShading(statementLines),
     EditorView.lineWrapping,
     EditorView.contentAttributes.of({
