@@ -66,6 +66,13 @@ class ProverRun(QueuedWork):
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
 
+    @property
+    def verdict_words(self) -> str:
+        """The verdict as the pages say it (webapp/provers/presenters.py VERDICT_WORDS)."""
+        from webapp.provers.presenters import VERDICT_WORDS, words
+
+        return words(self.verdict, VERDICT_WORDS)
+
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["status", "-finished_at"])]
