@@ -153,9 +153,16 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
     showGoals(goalPanel, shown, line, text);
   }
 
+  // The panel shows another tab's attempt: say so, beside this editor's own text.
+  function markOtherTab(result) {
+    const note = document.querySelector('#attempt-panel [data-other-tab-note]');
+    if (note) note.hidden = drawnHere(result.attempt);
+  }
+
   function applyResult() {
     const result = currentResult();
     if (!result) return;
+    if (!readOnly) markOtherTab(result);
     if (!readOnly && !drawnHere(result.attempt)) return;
     const key = JSON.stringify([result.attempt, result.status, result.diagnostics, result.suggestions, result.tactics]);
     if (key === lastResultKey) return;
