@@ -138,7 +138,10 @@ def test_the_editor_underlines_hovers_and_shows_goals(
     _submit_and_wait(page)
     goals.locator(".goal-where", has_text="Line 3: simp").wait_for()
     assert "hp : p" in goals.locator(".goal-before").inner_text()
-    assert "Unknown" in goals.locator(".goal-after").inner_text()
+    after = goals.locator(".goal-after").inner_text()
+    # The error is on this very line: not "an error before this point".
+    assert "Unknown" in after and "the error on this line" in after
+    assert "before this point" not in after
 
     # Unsolved goals at the end: the goals Lean lists, case names included.
     set_proof(page, "  intro hp\n  skip -- fake: error unsolved_goals")
