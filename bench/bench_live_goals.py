@@ -101,9 +101,7 @@ def simulate(workers: int, students: int, duration_s: float, pause_every_s: floa
         thread.start()
     rng = random.Random(seed)
     pauses = sorted(
-        (t, s)
-        for s in range(students)
-        for t in _pause_times(rng, duration_s, pause_every_s)
+        (t, s) for s in range(students) for t in _pause_times(rng, duration_s, pause_every_s)
     )
     started = time.monotonic()
     for token, (at, student) in enumerate(pauses, start=1):

@@ -138,11 +138,7 @@ def run(student: int, token: int) -> str:
         "client": request.client,
         "seq": request.seq,
         "live": True,
-        **(
-            {"unavailable": unavailable}
-            if result is None
-            else editor_data(result, offset, shift)
-        ),
+        **({"unavailable": unavailable} if result is None else editor_data(result, offset, shift)),
     }
     group_send(
         Attempt.watch_group_for(student, exercise.pk), {"type": "live.goals", "data": payload}

@@ -24,8 +24,8 @@ from webapp.attempts.actions import (
     CheckInProgress,
     InvalidInput,
     ReviewInput,
-    do_review_suggestion,
     clean_proof,
+    do_review_suggestion,
     do_submit_attempt,
 )
 from webapp.attempts.models import Attempt, Suggestion

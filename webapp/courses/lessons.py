@@ -61,7 +61,7 @@ def inventory(exercise: Exercise) -> Inventory:
 
 @dataclass
 class HintState:
-    opened: list[tuple[int, str]]  # (index, text) shown so far, in order
+    opened: list[tuple[int, SafeString]]  # (index, hint as HTML) shown so far, in order
     next_index: int | None  # the hint that can be opened next, if any
     total: int
 
@@ -73,7 +73,9 @@ def hint_state(student: Any, exercise: Exercise) -> HintState:
             "index", flat=True
         )
     )
-    opened = [(i, render_markdown_inline(hints[i])) for i in range(len(hints)) if i in opened_indexes]
+    opened = [
+        (i, render_markdown_inline(hints[i])) for i in range(len(hints)) if i in opened_indexes
+    ]
     # Hints open one by one: the next is the first one not opened yet.
     next_index = next((i for i in range(len(hints)) if i not in opened_indexes), None)
     return HintState(opened=opened, next_index=next_index, total=len(hints))
