@@ -10,7 +10,11 @@ from webapp.accounts.views import ThrottledLoginView
 urlpatterns = [
     path("", include("webapp.core.urls")),
     # Browsers and crawlers ask /favicon.ico whatever the page's <link rel="icon"> says.
-    path("favicon.ico", RedirectView.as_view(url=static("img/favicon.svg"), permanent=True)),
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url=static("img/favicon.svg"), permanent=True),
+        name="favicon",
+    ),
     # Login with failed-try throttling; the rest of Django's auth views as they are.
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webapp.provers.models import ProverRun
+from webapp.provers.models import VERDICT_WORDS, ProverRun, words
 
 LABELS = {
     "started": "Started",
@@ -20,14 +20,8 @@ LABELS = {
 }
 
 
-# The prover's verdict and stop tokens (tutor/prover/trajectory.py, agent.py, search.py) in
-# the page's words: students and teachers never read a raw token such as `no_proof`.
-VERDICT_WORDS = {
-    "valid": "a proof, checked by Lean",
-    "invalid": "a proof that Lean refused",
-    "no_proof": "no proof found",
-    "could_not_check": "Lean could not check its proof",
-}
+# Why a run stopped (tutor/prover/agent.py, search.py), in the page's words (the verdict's
+# are VERDICT_WORDS, by the model).
 STOP_WORDS = {
     "valid": "it found a proof",
     "answered": "it gave its answer",
@@ -40,11 +34,6 @@ STOP_WORDS = {
     "time_limit": "the time limit is reached",
     "could_not_check": "Lean could not check its steps",
 }
-
-
-def words(token: str, table: dict[str, str]) -> str:
-    """A token in words; an unknown one without its underscores."""
-    return table.get(token, token.replace("_", " "))
 
 
 def _model_label(model: str) -> str:
