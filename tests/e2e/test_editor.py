@@ -259,6 +259,16 @@ def test_goals_follow_typing_without_a_check(wide_page: Any, live_stack: LiveSta
     assert _panel_attempt(page) == before
     assert page.locator("#history li").count() == history
     _shot(page, "editor-goals-while-typing-1280")
+    # "Check my proof" within the pause: the graded check answers, and no goals request is
+    # left to draw over it.
+    set_proof(page, "  intro hp\n  ")
+    page.locator(EDITOR).focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("exact hp")
+    _submit_and_wait(page)
+    page.wait_for_timeout(1000)
+    assert live.get_attribute("data-state") == ""
+    assert _panel_attempt(page) != before
 
 
 def test_select_all_edits_the_proof_and_one_tooltip_shows(

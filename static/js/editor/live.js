@@ -103,5 +103,16 @@ export function liveGoals({ textarea, proofText, onAnswer, note }) {
     }
   }
 
+  // "Check my proof": the graded check answers for this text now (with the coach's
+  // suggestions); a pending or running goals request would only draw over it.
+  function submitted() {
+    clearTimeout(timer);
+    clearTimeout(slowTimer);
+    seq += 1; // no answer in flight matches any more
+    drawnText = null;
+    note('', '');
+  }
+  textarea.form?.addEventListener('submit', submitted);
+
   return { changed, arrived, client: () => client };
 }
