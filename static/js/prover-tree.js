@@ -149,3 +149,25 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
   else scan();
 })();
+
+// A run that is going shows how long it has been going, counted here each second from the
+// start time the server rendered ([data-elapsed-since], Unix seconds): a long silent model
+// turn still shows time passing.
+(function () {
+  "use strict";
+  function format(seconds) {
+    const s = Math.max(0, Math.floor(seconds));
+    if (s < 60) return `${s} s`;
+    const m = Math.floor(s / 60);
+    return `${m} min ${String(s % 60).padStart(2, "0")} s`;
+  }
+  function tick() {
+    document.querySelectorAll("[data-elapsed-since]").forEach((node) => {
+      const since = Number(node.dataset.elapsedSince);
+      const out = node.querySelector("[data-elapsed]");
+      if (since && out) out.textContent = format(Date.now() / 1000 - since);
+    });
+  }
+  setInterval(tick, 1000);
+  document.addEventListener("DOMContentLoaded", tick);
+})();

@@ -124,7 +124,7 @@ def test_asking_the_prover_streams_its_steps_to_the_run_page(page, live_stack, t
     status = page.locator("#prover-status").get_attribute("data-status")
     if status == "finished":
         assert page.locator("#prover-events li.started").count() == 1
-        assert page.locator("#prover-verdict").inner_text() in (
+        assert page.locator("#prover-verdict").get_attribute("data-verdict") in (
             "valid",
             "invalid",
             "no_proof",

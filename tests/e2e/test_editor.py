@@ -138,7 +138,10 @@ def test_the_editor_underlines_hovers_and_shows_goals(
     _submit_and_wait(page)
     goals.locator(".goal-where", has_text="Line 3: simp").wait_for()
     assert "hp : p" in goals.locator(".goal-before").inner_text()
-    assert "Unknown" in goals.locator(".goal-after").inner_text()
+    after = goals.locator(".goal-after").inner_text()
+    # The error is on this very line: not "an error before this point".
+    assert "Unknown" in after and "the error on this line" in after
+    assert "before this point" not in after
 
     # Unsolved goals at the end: the goals Lean lists, case names included.
     set_proof(page, "  intro hp\n  skip -- fake: error unsolved_goals")
@@ -196,3 +199,125 @@ def test_hints_open_one_by_one_and_narrow_screens_do_not_overflow(
     page.set_viewport_size({"width": 1280, "height": 900})
     _shot(page, "world-map-1280")
     assert _serious_axe_violations(page) == []
+
+
+def _panel_attempt(page: Any) -> str:
+    return str(
+        page.evaluate("() => document.querySelector('#attempt-panel')?.dataset.attempt || ''")
+    )
+
+
+def _type_and_time_goals(page: Any, text: str) -> float:
+    """Type `text` at the end, then the seconds from the last key to fresh goals drawn."""
+    import time
+
+    page.locator(EDITOR).focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+    typed = time.monotonic()
+    page.wait_for_function(
+        "() => document.querySelector('#goal-view .goal-live')?.dataset.state === 'fresh'"
+    )
+    return time.monotonic() - typed
+
+
+def test_goals_follow_typing_without_a_check(wide_page: Any, live_stack: LiveStack) -> None:
+    """After a pause in typing the goal view and the underlines follow the text, with no
+    submission (no attempt, no history row); they say when the text changed since."""
+    page = wide_page
+    login(page, live_stack, "student")
+    page.goto(EXERCISE)
+    page.wait_for_selector(EDITOR)
+    page.wait_for_function("() => document.querySelector('#exercise-live')?.['htmx-internal-data']")
+    before = _panel_attempt(page)
+    history = page.locator("#history li").count()
+    set_proof(page, "  intro hp\n  ")
+    # The first answer may start the worker's REPL; the next ones find it warm.
+    _type_and_time_goals(page, "skip")
+    live = page.locator("#goal-view .goal-live")
+    assert "not a check" in live.inner_text()
+    set_proof(page, "  intro hp\n  ")
+    elapsed = _type_and_time_goals(page, "exact hp")
+    print(f"goals while typing: {elapsed:.2f} s from the last key (pause 0.4 s included)")
+    assert elapsed < 0.4 + 1.0 + 0.5, f"goals took {elapsed:.2f} s after the last key"
+    goals = page.locator("#goal-view")
+    cursor_to(page, 2, 4)
+    goals.locator(".goal-where", has_text="Line 2: intro hp").wait_for()
+    assert "⊢ p → p" in goals.locator(".goal-before").inner_text()
+    cursor_to(page, 3, 4)
+    goals.locator(".goal-where", has_text="Line 3: exact hp").wait_for()
+    assert "No goals" in goals.locator(".goal-after").inner_text()
+    # Messages too: an error typed is underlined without a check.
+    set_proof(page, "  intro hp\n  ")
+    _type_and_time_goals(page, "simp -- fake: error unsolved_goals")
+    page.locator(".cm-lintRange-error").first.wait_for()
+    # Typing on: the drawn goals say they are stale until the next answer.
+    page.keyboard.type(" ")
+    assert live.get_attribute("data-state") == "stale"
+    assert "changed the text since" in live.inner_text()
+    # Nothing was submitted or recorded.
+    assert _panel_attempt(page) == before
+    assert page.locator("#history li").count() == history
+    _shot(page, "editor-goals-while-typing-1280")
+    # "Check my proof" within the pause: the graded check answers, and no goals request is
+    # left to draw over it.
+    set_proof(page, "  intro hp\n  ")
+    page.locator(EDITOR).focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("exact hp")
+    _submit_and_wait(page)
+    page.wait_for_timeout(1000)
+    assert live.get_attribute("data-state") == ""
+    assert _panel_attempt(page) != before
+
+
+def test_select_all_edits_the_proof_and_one_tooltip_shows(
+    wide_page: Any, live_stack: LiveStack
+) -> None:
+    page = wide_page
+    login(page, live_stack, "student")
+    page.goto(EXERCISE)
+    page.wait_for_selector(EDITOR)
+    set_proof(page, "  intro hp\n  exact hp")
+    page.locator(EDITOR).focus()
+    # Ctrl+A takes in the read-only statement too: Delete empties the proof, keeps the statement.
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    assert proof_text(page) == ""
+    assert "theorem lc_id" in page.locator(".cm-line").first.inner_text()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("  rfl")
+    assert proof_text(page) == "  rfl"
+    # \forall then Tab: the symbol and one space.
+    set_proof(page, "  ")
+    page.locator(EDITOR).focus()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\\forall")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(100)
+    assert proof_text(page) == "  ∀ "
+    set_proof(page, "  ")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\\to")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(100)
+    assert proof_text(page) == "  → "
+    # Clicking an underline shows one tooltip, not the hover's and the cursor's.
+    reply = {"env": 0, "messages": [{"severity": "error", "pos": {"line": 2, "column": 2},
+             "endPos": {"line": 2, "column": 6}, "data": "type mismatch: boom"}]}  # fmt: skip
+    set_proof(page, f"  boom -- fake: reply {json.dumps(reply)}")
+    _submit_and_wait(page)
+    underline = page.locator(".cm-lintRange-error").first
+    underline.wait_for()
+    underline.click()
+    page.locator(".cm-tooltip-lint").wait_for()
+    page.wait_for_timeout(300)
+    assert page.locator(".cm-tooltip-lint, .cm-cursor-diagnostic").count() == 1
+    # At 375 px the tooltip stays below the page's header.
+    page.set_viewport_size({"width": 375, "height": 800})
+    underline.click()
+    page.locator(".cm-tooltip-lint").wait_for()
+    header = page.locator("header").first.bounding_box()
+    tip = page.locator(".cm-tooltip-lint").first.bounding_box()
+    assert header is not None and tip is not None
+    assert tip["y"] >= header["y"] + header["height"] - 1

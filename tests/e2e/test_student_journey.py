@@ -158,6 +158,10 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     other.goto(here)
     other.wait_for_selector(EDITOR)
     set_proof(other, "  omega -- fake: error omega_failed")  # her other tab holds other text
+    # Its goals while typing (one keyboard: she types in one tab at a time).
+    other.wait_for_function(
+        "() => document.querySelector('#goal-view .goal-live')?.dataset.state === 'fresh'"
+    )
     rows_before = page.locator("#history li").count()
     assert other.locator("#history li").count() == rows_before
 
@@ -174,7 +178,14 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     other.wait_for_function(
         "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 1
     )
-    assert other.locator(".cm-lint-marker-error, .cm-lintRange-error").count() == 0
+    # Its editor marks only its own text (goals while typing), never the other tab's messages;
+    # its panel says whose attempt it shows.
+    other.locator("#attempt-panel [data-other-tab-note]").wait_for(state="visible")
+    assert page.locator("#attempt-panel [data-other-tab-note]").is_hidden()
+    for underline in other.locator(".cm-lintRange-error").all():
+        underline.hover()
+        tip = other.locator(".cm-tooltip-lint").inner_text()
+        assert "omega" in tip and "simp made no progress" not in tip
 
     set_proof(page, "  simp")
     page.click("text=Check my proof")
@@ -185,6 +196,9 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
         "n => document.querySelectorAll('#history li').length === n", arg=rows_before + 2
     )
     other.wait_for_selector("#history li:first-child .badge.ok >> text=accepted")
+    # "accepted" beside its own text: the panel says it is the other tab's attempt.
+    expect(other.locator("#attempt-panel [data-other-tab-note]")).to_be_visible()
+    expect(page.locator("#attempt-panel [data-other-tab-note]")).to_be_hidden()
     page.wait_for_timeout(3000)  # past the wait for an answer: nothing drawn twice
     assert page.locator("#history li").count() == rows_before + 2
     assert other.locator("#history li").count() == rows_before + 2
@@ -201,6 +215,7 @@ def test_a_submit_in_one_tab_shows_in_the_others_panel_and_history(
     other.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
     assert other.get_attribute("#attempt-panel", "data-attempt") != pk
     expect(other.locator(".cm-gutter-lint .cm-lint-marker-error")).to_have_count(1)
+    expect(other.locator("#attempt-panel [data-other-tab-note]")).to_be_hidden()
     page.wait_for_selector("#attempt-status[data-status=done] >> text=Lean found problems")
     page.wait_for_timeout(500)
     assert page.locator(".cm-lint-marker-error, .cm-lintRange-error").count() == 0

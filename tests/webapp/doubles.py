@@ -42,6 +42,9 @@ class _NoLean:
     def check_proof(self, statement: str, proof: str, header: str = "") -> Any:
         raise LeanUnavailable("no Lean REPL on this machine (tests)")
 
+    def explore_proof(self, statement: str, proof: str, header: str = "", **_: Any) -> Any:
+        raise LeanUnavailable("no Lean REPL on this machine (tests)")
+
 
 @pytest.fixture
 def no_lean(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -54,7 +54,11 @@ def test_progress_shows_until_a_checkpoint_serves(
     client.force_login(cast.student)
     url = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
     body = client.get(url).content.decode()
-    assert "Preparing the model, 25%" in body and "disabled>Ask the prover" in body
+    assert "Preparing the model, 25%" in body and "Ask the search prover" in body
+    assert 'value="agent"' not in body  # the agent waits for the model; search works meanwhile
+    search = do_request_prover_run(cast.student, cast.exercise, "search", "best_first")
+    assert search.mode == "search"
+    search.delete()
 
     registry.mkdir(parents=True)
     (registry / "serving.json").write_text(json.dumps({"path": "default/step-120"}))

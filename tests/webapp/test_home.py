@@ -18,3 +18,14 @@ def test_it_sends_signed_in_users_to_their_dashboard(client: Client) -> None:
     response = client.get("/")
     assert response.status_code == 302
     assert response["Location"] == "/me/"
+
+
+def test_the_favicon_is_served(client: Client) -> None:
+    from django.contrib.staticfiles import finders
+    from django.templatetags.static import static
+
+    icon = static("img/favicon.svg")
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == icon
+    assert finders.find("img/favicon.svg")  # the file the redirect and the link point at
+    assert f'<link rel="icon" href="{icon}"'.encode() in client.get("/").content

@@ -184,3 +184,36 @@ def test_a_check_stores_the_goals_before_and_after_each_tactic(cast: Cast, fake_
         {"line": 1, "column": 2, "end_line": 1, "end_column": 5, "tactic": "rfl",
          "goals_before": "n : Nat\n⊢ n + 0 = n", "goals_after": ""}
     ]  # fmt: skip
+
+
+def test_hints_render_code_spans_and_escape_html(cast: Cast, client: Client) -> None:
+    cast.exercise.hints = ["Try `exact h` here, not <b>this</b>."]
+    cast.exercise.save()
+    client.force_login(cast.student)
+    body = client.post(_hint_url(cast, 0), HTTP_HX_REQUEST="true").content.decode()
+    assert "Try <code>exact h</code> here, not &lt;b&gt;this&lt;/b&gt;." in body
+    assert "`exact h`" not in body
+
+
+def test_the_informal_statement_shows_as_prose_not_a_lean_comment(
+    cast: Cast, client: Client
+) -> None:
+    client.force_login(cast.student)
+    body = client.get(_exercise_url(cast)).content.decode()  # the cast's is "/-- ... -/"
+    assert '<div class="informal"><p>Adding zero changes nothing.</p>' in body
+    assert "/--" not in body and "-/" not in body.split('class="informal"')[1].split("</div>")[0]
+
+
+@pytest.mark.parametrize(
+    ("written", "prose"),
+    [
+        ("/-- Implication is transitive. -/\n", "Implication is transitive."),
+        ("/-! Two\n lines. -/", "Two\n lines."),
+        ("-- one line\n-- and another", "one line\nand another"),
+        ("Plain words with `x`.", "Plain words with `x`."),
+    ],
+)
+def test_informal_prose_drops_only_the_comment_markers(written: str, prose: str) -> None:
+    from webapp.courses.lessons import informal_prose
+
+    assert informal_prose(written) == prose

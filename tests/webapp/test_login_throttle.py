@@ -78,3 +78,10 @@ def test_make_run_ignores_forwarded_addresses() -> None:
         env = {"LEANCOACH_HOST": "127.0.0.1", "LEANCOACH_PORT": "8000", **given}
         _serving_settings(env)
         assert uvicorn_options(line, env)["proxy_headers"] is False, given
+
+
+def test_a_failed_login_says_so_once(cast: Cast, client: Client) -> None:
+    response = client.post(reverse("login"), {"username": "sam", "password": "wrong"})
+    body = response.content.decode()
+    assert body.count("Please enter a correct username and password") == 1
+    assert "didn't match" not in body

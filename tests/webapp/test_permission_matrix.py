@@ -121,6 +121,7 @@ ROUTES: dict[str, Route] = {
     # Status only for everyone, details for admins (tests/webapp/test_healthz.py); 200 while
     # the database and Redis answer.
     "healthz": Route(everyone(200)),
+    "favicon": Route(everyone(301)),  # to the static icon
     "login": Route(everyone(200)),
     "logout": Route(everyone(302), method="post"),
     "password_change": Route(everyone(200, anonymous=LOGIN)),
@@ -195,6 +196,14 @@ ROUTES: dict[str, Route] = {
         method="post",
         kwargs=lambda w: {"exercise_pk": w.cast.exercise.pk},
         data=lambda w: {"proof": ""},
+    ),
+    # Goals while typing: an empty text is refused (400) for whoever may open the exercise;
+    # a fetch without a session gets 401 (JSON), not a redirect to the login page.
+    "attempts:live_goals": Route(
+        everyone(400, anonymous=401, outsider=404),
+        method="post",
+        kwargs=lambda w: {"exercise_pk": w.cast.exercise.pk},
+        data=lambda w: {"proof": "", "seq": "1", "client": "page"},
     ),
     "attempts:review": Route(only(200, REVIEWERS)),
     # Admins decide which reviews teach every class; this suggestion has no review yet (404).

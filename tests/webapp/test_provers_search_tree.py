@@ -94,7 +94,7 @@ def test_an_mcts_run_streams_and_stores_its_tree(
     trees = [m for m in messages if 'id="prover-tree"' in m["html"]]
     assert len(trees) >= 2  # while it ran, and at the end
     final = messages[-1]["html"]
-    assert "Found a proof" in final and 'id="prover-verdict">valid' in final
+    assert "Found a proof" in final and 'data-verdict="valid">a proof, checked by Lean<' in final
     data = _tree_data(final)
     assert data["path"][0] == 0 and data["nodes"][data["path"][-1]]["status"] == "solved"
     assert run.trajectory is not None and run.trajectory["search"]["algorithm"] == "mcts"

@@ -105,7 +105,10 @@ def test_search_mode_proves_an_easy_goal_streams_expansions_and_stores_the_traje
     messages = drain(layer, channel)
     appended = [m for m in messages if 'hx-swap-oob="beforeend"' in m["html"]]
     assert len(appended) == len(run.events)  # one pushed fragment per event, as they happen
-    assert messages[-1]["final"] and 'id="prover-verdict">valid' in messages[-1]["html"]
+    assert (
+        messages[-1]["final"]
+        and 'data-verdict="valid">a proof, checked by Lean<' in messages[-1]["html"]
+    )
 
 
 def test_agent_mode_records_a_training_ready_trajectory(

@@ -592,6 +592,21 @@ class LeanChecker:
         self.verifier.prestart(verifier_imports(key))
         return started
 
+    def prestart_explore(self, header: str = "") -> bool:
+        """Start one exploration REPL with `header`'s imports (goals while typing and the
+        prover use that pool), so the first goals after a worker starts are not an import
+        away. False when Lean is unavailable, the header fails, or one is ready already."""
+        if not self.available:
+            return False
+        key = split_header(header).header
+        if key in self._failed_headers:
+            return False
+        try:
+            return self._explore_pool.prestart(key)
+        except (PoolClosed, HeaderFailed, ReplError, LeanUnavailable) as exc:
+            log.warning("exploration REPL not started ahead of the first goals: %s", exc)
+            return False
+
     def check_proof(self, statement: str, proof: str, header: str = "") -> CheckResult:
         """Check a user's tactic block against a course-posed statement ending in `:= by`.
 
@@ -615,6 +630,26 @@ class LeanChecker:
         return self._confirm(
             result, pickle, posed.split.header, theorem=posed.names[-1], ahead=ahead
         )
+
+    def explore_proof(
+        self, statement: str, proof: str, header: str = "", *, timeout_s: float | None = None
+    ) -> CheckResult:
+        """Goals and messages of a proof being typed, for the editor's goal view: the same
+        gate and the same tactic-mode run as check_proof, in the exploration pool, with no
+        kernel check. Never a verdict: `valid` only says Lean's fast path saw no error and
+        no goal left, which is not what "proved" means (check_proof says that)."""
+        if not statement.rstrip().endswith(":= by"):
+            raise ValueError("explore_proof's statement must end with ':= by'")
+        self._ensure_available()
+        started = time.monotonic()
+        offset = len(header.rstrip("\n").split("\n")) if header.strip() else 0
+        statement_lines = len(statement.rstrip("\n").split("\n"))
+        rejections = proof_rejections(proof)
+        if rejections:
+            return _refused(rejections, offset + statement_lines, started)
+        posed = _compose(statement, proof, header)
+        result, _ = self._run(posed.split, timeout_s, posed=posed, pool=self._explore_pool)
+        return result
 
     def _confirm(
         self,
@@ -740,15 +775,21 @@ class LeanChecker:
         timeout_s: float | None,
         posed: _Posed,
         all_tactics: bool = True,
+        pool: ReplPool | None = None,
     ) -> tuple[CheckResult, bytes | str | None]:
         """The fast path in one leased process, and (for a result it found valid) the
-        checked environment pickled by that same process: (result, pickle or why not)."""
+        checked environment pickled by that same process: (result, pickle or why not).
+
+        `pool`: the verdict pool unless given; from any other pool (explore_proof) nothing
+        is pickled, since nothing it answers is ever confirmed as a verdict."""
+        verdict = pool is None
+        pool = self._pool if pool is None else pool
         timeout = timeout_s or self.config.timeout_s
         started = time.monotonic()
         self._refuse_failed_header(split.header)
         pickle: bytes | str | None = None
         try:
-            with self._pool.lease(split.header) as process:
+            with pool.lease(split.header) as process:
                 deadline = time.monotonic() + timeout
                 if posed.block is not None:
                     result, env = _check_proof_in(process, posed, timeout, all_tactics)
@@ -756,7 +797,12 @@ class LeanChecker:
                     result, env = _check_in(
                         process, split, posed.names, timeout, posed.undetermined
                     )
-                if result.valid and env is not None and self.verifier.unavailable_reason is None:
+                if (
+                    verdict
+                    and result.valid
+                    and env is not None
+                    and self.verifier.unavailable_reason is None
+                ):
                     # Only what the kernel check will read (without a verifier, "proved"
                     # cannot be said anyway, and _confirm says why).
                     pickle = _pickle_of(process, env, max(1.0, deadline - time.monotonic()))
@@ -768,7 +814,9 @@ class LeanChecker:
             # The REPL can crash while collecting `allTactics` (leanprover-community/repl#42):
             # check again without the goal view rather than give no verdict.
             log.warning("Lean crashed while collecting the tactic steps; checking without: %s", exc)
-            return self._run(split, timeout_s, posed, all_tactics=False)
+            return self._run(
+                split, timeout_s, posed, all_tactics=False, pool=None if verdict else pool
+            )
         except PoolBusy as exc:
             result, pickle = CheckResult(valid=False, error=str(exc)), None
         except PoolClosed as exc:

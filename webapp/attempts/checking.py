@@ -93,11 +93,24 @@ def run_check(statement: str, proof: str, header: str) -> CheckOutcome:
     return CheckOutcome(result=result)
 
 
+def explore(statement: str, proof: str, header: str, *, timeout_s: float) -> CheckResult:
+    """Goals and messages of a proof being typed (webapp/attempts/live_goals.py), from the
+    checker's exploration pool: never a verdict. Raises LeanUnavailable."""
+    return checker_factory().explore_proof(statement, proof, header, timeout_s=timeout_s)
+
+
 def prestart(header: str) -> bool:
     """Start the checker's REPL with `header`'s imports before the first check needs it;
     False when Lean is unavailable or the imports fail (LeanChecker.prestart says why in
     the log and raises nothing; the first check then reports it)."""
-    return bool(checker_factory().prestart(header))
+    checker = checker_factory()
+    started = bool(checker.prestart(header))
+    # Goals while typing run in the exploration pool (live_goals.py): one REPL there too.
+    if os.environ.get("LEANCOACH_LIVE_GOALS_PRESTART", "1") != "0":
+        explore = getattr(checker, "prestart_explore", None)
+        if callable(explore):
+            explore(header)
+    return started
 
 
 def to_proof_lines(diagnostic: Diagnostic, offset: int) -> Diagnostic:

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.template.loader import render_to_string
 
 from webapp.attempts import live
 from webapp.attempts.access import visible_attempt
@@ -318,6 +319,13 @@ class ExerciseLiveConsumer(AttemptConsumer):
             self.announced_pk = max(self.announced_pk, pk)
             if html is not None:
                 await self.send(text_data=html)
+
+    async def live_goals(self, event: dict[str, Any]) -> None:
+        """Goals while typing (webapp/attempts/live_goals.py): the answer for one of her
+        pages, as the `#live-goals` fragment; the page whose request it answers draws it."""
+        data = json.dumps(event.get("data") or {}, ensure_ascii=False)
+        html = render_to_string("attempts/_live_goals.html", {"live_json": data, "oob": True})
+        await self.send(text_data=html)
 
     def _follow(self, pk: int) -> None:
         if pk > self.attempt_pk:

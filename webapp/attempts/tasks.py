@@ -211,6 +211,16 @@ def _finish(
     return status
 
 
+# Goals while typing: a check-only run that records nothing (webapp/attempts/live_goals.py).
+# No retries: a newer request is on its way whenever she types on.
+@shared_task(name="lean.live_goals", ignore_result=True)
+def live_goals(student_pk: int, token: int) -> str:
+    """Returns "sent", "superseded", "unavailable" or "missing" (tests, the worker log)."""
+    from webapp.attempts import live_goals as flow
+
+    return flow.run(student_pk, token)
+
+
 def prestart_lean() -> bool:
     """Run by each pool process of a worker that takes the `lean` queue, as it starts (in a
     thread of its own: webapp.celery). It starts the checker's REPL with the header most

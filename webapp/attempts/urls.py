@@ -7,6 +7,7 @@ from webapp.attempts import teaching_views, views
 app_name = "attempts"
 urlpatterns = [
     path("submit/<int:exercise_pk>/", views.submit_attempt, name="submit"),
+    path("goals/<int:exercise_pk>/", views.live_goals, name="live_goals"),
     path("review/", views.review_queue, name="review"),
     path("review/coach/", teaching_views.coach_switches_page, name="coach_switches"),
     path(

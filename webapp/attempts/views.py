@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -18,11 +18,13 @@ from django_htmx.http import reswap, retarget
 from webapp.accounts.http import AuthedRequest, HtmxRequest
 from webapp.accounts.roles import is_admin, is_teacher
 from webapp.attempts import live
+from webapp.attempts import live_goals as live_goals_flow
 from webapp.attempts.access import reviewable_suggestions, visible_attempt, visible_attempts
 from webapp.attempts.actions import (
     CheckInProgress,
     InvalidInput,
     ReviewInput,
+    clean_proof,
     do_review_suggestion,
     do_submit_attempt,
 )
@@ -125,6 +127,33 @@ def submit_attempt(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
         "exercise": exercise,
     }
     return render(request, "attempts/submitted.html", context)
+
+
+@require_POST
+def live_goals(request: HtmxRequest, exercise_pk: int) -> HttpResponse:
+    """Goals while typing: queue a check-only run of the editor's text (records nothing;
+    webapp/attempts/live_goals.py). 202 when queued; the answer comes on the page's socket."""
+    if not isinstance(request.user, User):
+        return JsonResponse({"error": "Your session has expired: log in again."}, status=401)
+    exercise = _get_exercise_for_user(request, exercise_pk)
+    if exercise is None:
+        return JsonResponse({"error": "This exercise is not in any of your courses."}, status=404)
+    try:
+        seq = int(request.POST.get("seq", ""))
+        client = str(request.POST.get("client", ""))[:64]
+        proof = clean_proof(request.POST.get("proof", ""))
+    except ValueError as exc:  # InvalidInput is one: its message is for her
+        message = str(exc) if isinstance(exc, InvalidInput) else "A malformed goals request."
+        return JsonResponse({"error": message}, status=400)
+    if over_limit(request, "live_goals"):
+        return JsonResponse({"error": limit_message("live_goals")}, status=429)
+    try:
+        live_goals_flow.request_goals(request.user.pk, exercise.pk, client, seq, proof)
+    except Exception as exc:  # noqa: BLE001 - the broker or cache is away: say so, plainly
+        log.warning("goals while typing not queued: %s", exc)
+        message = "Goals while typing are unavailable right now; “Check my proof” still works."
+        return JsonResponse({"error": message}, status=503)
+    return JsonResponse({"queued": True, "seq": seq}, status=202)
 
 
 @login_required

@@ -18,6 +18,7 @@ WHAT = {
     "join": "join-code tries",
     "login": "failed logins",
     "login_client": "failed logins",
+    "live_goals": "goal requests while typing",
 }
 
 

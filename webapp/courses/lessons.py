@@ -3,6 +3,7 @@ lemmas unlocked along a world, the hints a student has opened, and the world map
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,28 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_MARKDOWN.render(text))  # noqa: S308 - html disabled above
 
 
+def render_markdown_inline(text: str) -> SafeString:
+    """One line of Markdown (a hint): `code` spans, emphasis and links, no paragraphs."""
+    return mark_safe(_MARKDOWN.renderInline(text))  # noqa: S308 - html disabled above
+
+
+# A Lean comment around the informal statement (miniF2F writes `/-- ... -/`): its markers
+# are Lean's syntax, not the statement's words.
+_COMMENT = re.compile(r"^\s*/-[-!]?\s*(.*?)\s*-/\s*$", re.DOTALL)
+
+
+def informal_prose(text: str) -> str:
+    """The informal statement without the Lean comment markers around it (or `--` line
+    comments); anything else is left as written."""
+    found = _COMMENT.match(text)
+    if found:
+        return found.group(1)
+    lines = text.strip().split("\n")
+    if lines and all(line.lstrip().startswith("--") for line in lines):
+        return "\n".join(line.lstrip()[2:].strip() for line in lines)
+    return text.strip()
+
+
 @dataclass
 class Inventory:
     new: list[str]  # unlocked by this exercise
@@ -38,7 +61,7 @@ def inventory(exercise: Exercise) -> Inventory:
 
 @dataclass
 class HintState:
-    opened: list[tuple[int, str]]  # (index, text) shown so far, in order
+    opened: list[tuple[int, SafeString]]  # (index, hint as HTML) shown so far, in order
     next_index: int | None  # the hint that can be opened next, if any
     total: int
 
@@ -50,7 +73,9 @@ def hint_state(student: Any, exercise: Exercise) -> HintState:
             "index", flat=True
         )
     )
-    opened = [(i, hints[i]) for i in range(len(hints)) if i in opened_indexes]
+    opened = [
+        (i, render_markdown_inline(hints[i])) for i in range(len(hints)) if i in opened_indexes
+    ]
     # Hints open one by one: the next is the first one not opened yet.
     next_index = next((i for i in range(len(hints)) if i not in opened_indexes), None)
     return HintState(opened=opened, next_index=next_index, total=len(hints))

@@ -18,6 +18,7 @@ from webapp.courses.lessons import (
     HintRefused,
     do_open_hint,
     hint_state,
+    informal_prose,
     inventory,
     render_markdown,
     world_map,
@@ -100,6 +101,11 @@ def _on_this_page(rows: list, request: AuthedRequest, exercise: Exercise, owner:
 def _lesson(request: AuthedRequest, exercise: Exercise) -> dict:
     return {
         "intro_html": render_markdown(exercise.intro) if exercise.intro else "",
+        "informal_html": (
+            render_markdown(informal_prose(exercise.informal_prefix))
+            if exercise.informal_prefix.strip()
+            else ""
+        ),
         "inventory": inventory(exercise),
         "hints": hint_state(request.user, exercise),
     }

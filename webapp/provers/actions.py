@@ -20,7 +20,12 @@ logger = logging.getLogger(__name__)
 
 
 class ProverRunRefused(Exception):
-    """The request was not taken; the message tells the user why (nothing was lost)."""
+    """The request was not taken; the message tells the user why (nothing was lost).
+    `link`: where she can act on it (her run that is going), when there is one."""
+
+    def __init__(self, message: str, link: str = "") -> None:
+        super().__init__(message)
+        self.link = link
 
 
 def do_request_prover_run(
@@ -33,16 +38,23 @@ def do_request_prover_run(
     # A run whose worker died must not block this user forever: end stale ones first.
     sweep_prover_runs(ProverRun.objects.filter(user=user), requeue=False)
     preparing = preparing_message()
-    if preparing:
-        raise ProverRunRefused(f"{preparing}: ask again once the prover's model serves.")
+    if preparing and mode == ProverRun.Mode.AGENT:
+        # The search prover works meanwhile: it also tries standard tactics (the portfolio,
+        # tutor/prover/search.py), not only the model's.
+        raise ProverRunRefused(
+            f"{preparing}: the agent prover can be asked once it is ready. Meanwhile, ask the "
+            "search prover, which tries standard tactics one step at a time."
+        )
     with transaction.atomic():
         active = ProverRun.objects.select_for_update().filter(
             user=user, status__in=ProverRun.ACTIVE
         )
-        if active.exists():
+        going = active.first()
+        if going is not None:
             # One at a time per user: prover workers are the scarcest resource.
             raise ProverRunRefused(
-                "You already have a prover run going; wait for it or cancel it first."
+                "You already have a prover run going; wait for it or cancel it first.",
+                link=going.get_absolute_url(),
             )
         cap = settings.PROVER_MAX_ACTIVE
         if cap and ProverRun.objects.filter(status__in=ProverRun.ACTIVE).count() >= cap:

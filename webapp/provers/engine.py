@@ -139,10 +139,11 @@ def prover_model_spec() -> tuple[str, str | None]:
     root = Path(settings.CHECKPOINT_ROOT)
     if (root / "serving.json").exists():
         return str(root), None
+    # The page's words: no command, no file path (operators find those in docs/PROVER.md).
     return "smollm2", (
-        "No trained prover model serves yet, so this run uses the base SmolLM2-135M, which has "
-        "not learned the tool protocol. `python manage.py prepare_prover_model` (run once by "
-        "`make run`) fine-tunes it on the starter course and puts it into serving."
+        "No trained prover model is ready yet, so this run uses the small base model, which "
+        "has not learned to write proofs with Lean's tools: expect it to find nothing. The "
+        "search prover, which also tries standard tactics, does better until the model is ready."
     )
 
 

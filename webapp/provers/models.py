@@ -29,6 +29,21 @@ from webapp.core.models import QueuedWork
 HEAVY_RUN_FIELDS = ("events", "trajectory", "result")
 
 
+# The prover's verdict tokens (tutor/prover/trajectory.py) in the page's words: students and
+# teachers never read a raw token such as `no_proof`.
+VERDICT_WORDS = {
+    "valid": "a proof, checked by Lean",
+    "invalid": "a proof that Lean refused",
+    "no_proof": "no proof found",
+    "could_not_check": "Lean could not check its proof",
+}
+
+
+def words(token: str, table: dict[str, str]) -> str:
+    """A token in words; an unknown one without its underscores."""
+    return table.get(token, token.replace("_", " "))
+
+
 class ProverRun(QueuedWork):
     class Mode(models.TextChoices):
         AGENT = "agent", "agent (whole proof with tools)"
@@ -65,6 +80,11 @@ class ProverRun(QueuedWork):
     verdict = models.CharField(max_length=20, blank=True)
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+
+    @property
+    def verdict_words(self) -> str:
+        """The verdict as the pages say it (VERDICT_WORDS)."""
+        return words(self.verdict, VERDICT_WORDS)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from webapp.provers.models import ProverRun
+from webapp.provers.models import VERDICT_WORDS, ProverRun, words
 
 LABELS = {
     "started": "Started",
@@ -20,6 +20,31 @@ LABELS = {
 }
 
 
+# Why a run stopped (tutor/prover/agent.py, search.py), in the page's words (the verdict's
+# are VERDICT_WORDS, by the model).
+STOP_WORDS = {
+    "valid": "it found a proof",
+    "answered": "it gave its answer",
+    "no_tool_call": "the model stopped using Lean's tools",
+    "max_turns": "it used all its turns",
+    "max_tokens": "it wrote as much as it may",
+    "cancelled": "cancelled",
+    "exhausted": "every branch ended in a dead end",
+    "max_iterations": "the step budget is spent",
+    "time_limit": "the time limit is reached",
+    "could_not_check": "Lean could not check its steps",
+}
+
+
+def _model_label(model: str) -> str:
+    """The model a run used, by kind: never its file path (the page is the students')."""
+    if not model:
+        return "the prover's model"
+    if "smollm2" in model.lower() and "/" not in model:
+        return "the small base model (not trained for proofs yet)"
+    return "the class's trained prover model"
+
+
 def _clip(text: str, limit: int = 600) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
@@ -28,7 +53,7 @@ def _summary(event: dict[str, Any]) -> tuple[str, str]:
     """(one-line summary, optional longer body) of an event dict."""
     kind = event.get("type", "")
     if kind == "started":
-        return f"mode {event.get('mode', '')}, model {event.get('model', '')}", ""
+        return f"{event.get('mode', '')} mode, with {_model_label(str(event.get('model', '')))}", ""
     if kind == "model_turn":
         return f"turn {event.get('turn')}: {event.get('n_tokens', 0)} tokens", _clip(
             str(event.get("text", ""))
@@ -56,9 +81,10 @@ def _summary(event: dict[str, Any]) -> tuple[str, str]:
             "",
         )
     if kind == "finished":
-        return f"verdict {event.get('verdict', '')} ({event.get('stop_reason', '')})", _clip(
-            str(event.get("proof") or "")
-        )
+        verdict = words(str(event.get("verdict", "")), VERDICT_WORDS)
+        stop = str(event.get("stop_reason", ""))
+        why = f" ({words(stop, STOP_WORDS)})" if stop else ""
+        return f"{verdict}{why}", _clip(str(event.get("proof") or ""))
     return _clip(str(event.get("text", "")), 200), ""
 
 
@@ -133,6 +159,10 @@ def run_context(run: ProverRun, *, reveal: bool) -> dict[str, Any]:
         "exercise": run.exercise,
         "reveal_proof": reveal,
         "hidden_note": HIDDEN_NOTE,
+        "verdict_words": words(run.verdict, VERDICT_WORDS),
+        # A proof to show (or hide) only when the run found one: a cancelled or failed run's
+        # last attempt is not "the prover's proof".
+        "has_proof": bool(run.result.get("final_proof")) and run.verdict == "valid",
         "events": [event_view(i, e, reveal=reveal) for i, e in enumerate(run.events)],
         "tree": tree_view(run, reveal=reveal),
     }

@@ -63,7 +63,8 @@ def ask(request: HtmxHttpRequest, exercise_id: int) -> HttpResponse:
         run = do_request_prover_run(request.user, exercise, mode, algorithm)
     except ProverRunRefused as refusal:
         if request.htmx:
-            return render(request, "provers/run.html#refused", {"message": str(refusal)})
+            context = {"message": str(refusal), "link": refusal.link}
+            return render(request, "provers/run.html#refused", context)
         messages.error(request, str(refusal))
         # Back to the exercise, never to the request's Referer (an open redirect).
         return redirect(

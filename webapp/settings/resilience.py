@@ -63,4 +63,9 @@ RATE_LIMITS = {
     # address (a school's pupils may share one address behind its NAT: higher).
     "login": env_str("LEANCOACH_RATE_LOGIN", "10/10m") or "10/10m",
     "login_client": env_str("LEANCOACH_RATE_LOGIN_CLIENT", "100/10m") or "100/10m",
+    # Goals while typing: the editor asks after each pause of 400 ms; steady typing with
+    # pauses asks about once a second at most (webapp/attempts/live_goals.py).
+    "live_goals": env_str("LEANCOACH_RATE_LIVE_GOALS", "90/m") or "90/m",
 }
+# One goals-while-typing check is given this long (a graded check has the lean queue's limit).
+LIVE_GOALS_TIMEOUT_S = env_int("LEANCOACH_LIVE_GOALS_TIMEOUT_S", 10)

@@ -50,31 +50,40 @@ export function showDiagnostics(view, result) {
 
 // Keyboard users get the same tooltip as a hover: when the cursor (with focus) is inside a
 // diagnostic's range, its messages are shown under it.
+// A click shows the hover tooltip already: the cursor's own would be a second, identical one.
+// So after a pointer selection there is none, until the keyboard moves the cursor again.
 export const cursorTooltip = StateField.define({
-  create: () => null,
-  update(_value, tr) {
+  create: () => ({ pointer: false, tooltip: null }),
+  update(value, tr) {
+    let pointer = value.pointer;
+    if (tr.isUserEvent('select.pointer')) pointer = true;
+    else if (tr.selection) pointer = false;
+    if (pointer) return { pointer, tooltip: null };
     const head = tr.state.selection.main.head;
     const found = [];
     forEachDiagnostic(tr.state, (d, from, to) => {
       if (from <= head && head <= to) found.push(d);
     });
-    if (!found.length) return null;
+    if (!found.length) return { pointer, tooltip: null };
     return {
-      pos: head,
-      above: false,
-      create() {
-        const dom = document.createElement('div');
-        dom.className = 'cm-cursor-diagnostic';
-        dom.setAttribute('role', 'status');
-        for (const d of found) {
-          const item = document.createElement('div');
-          item.className = `cm-diagnostic cm-diagnostic-${d.severity}`;
-          item.textContent = d.message;
-          dom.append(item);
-        }
-        return { dom };
+      pointer,
+      tooltip: {
+        pos: head,
+        above: false,
+        create() {
+          const dom = document.createElement('div');
+          dom.className = 'cm-cursor-diagnostic';
+          dom.setAttribute('role', 'status');
+          for (const d of found) {
+            const item = document.createElement('div');
+            item.className = `cm-diagnostic cm-diagnostic-${d.severity}`;
+            item.textContent = d.message;
+            dom.append(item);
+          }
+          return { dom };
+        },
       },
     };
   },
-  provide: (field) => showTooltip.from(field),
+  provide: (field) => showTooltip.from(field, (value) => value.tooltip),
 });

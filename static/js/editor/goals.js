@@ -13,7 +13,11 @@ function goalBlocks(text) {
   return text.split(/\n\n+/).filter((g) => g.trim());
 }
 
-function renderState(title, text, compareTo, kind) {
+const UNKNOWN = 'Unknown: Lean stopped at an error before this point.';
+// The line's own error stopped Lean here: nothing "before" it to blame.
+const ERROR_HERE = 'Unknown: Lean stopped at the error on this line (see its message).';
+
+function renderState(title, text, compareTo, kind, unknown = UNKNOWN) {
   const section = document.createElement('section');
   section.className = `goal-state goal-${kind}`;
   const heading = document.createElement('h3');
@@ -22,7 +26,7 @@ function renderState(title, text, compareTo, kind) {
   if (text === null || text === undefined) {
     const p = document.createElement('p');
     p.className = 'muted';
-    p.textContent = 'Unknown: Lean stopped at an error before this point.';
+    p.textContent = unknown;
     section.append(p);
     return section;
   }
@@ -79,9 +83,13 @@ export function showGoals(panel, result, line, lineText) {
     where.textContent = '';
     const p = document.createElement('p');
     p.className = 'muted';
-    p.textContent = result && result.status === 'done'
-      ? 'Lean reported no tactic steps for this proof.'
-      : 'Check your proof to see the goals at each line.';
+    if (result && result.live) {
+      p.textContent = 'Lean found no tactic steps in this text yet (see its messages, underlined).';
+    } else {
+      p.textContent = result && result.status === 'done'
+        ? 'Lean reported no tactic steps for this proof.'
+        : 'Pause typing (or check your proof) to see the goals at each line.';
+    }
     body.append(p);
     return;
   }
@@ -115,7 +123,10 @@ export function showGoals(panel, result, line, lineText) {
     body.append(renderState('After this line (unsolved goals)', unsolved.goal, step.before, 'after'));
     return;
   }
-  body.append(renderState('After this line', step.after, step.before, 'after'));
+  const errorHere = (result.diagnostics || []).some(
+    (d) => d.severity === 'error' && d.line <= step.end_line && step.line <= (d.end_line ?? d.line),
+  );
+  body.append(renderState('After this line', step.after, step.before, 'after', errorHere ? ERROR_HERE : UNKNOWN));
 }
 
 // The line to show after a failed check: the first error's line, else the first sorry's.

@@ -5,10 +5,10 @@
 // Line numbers: the editor shows the posed statement as read-only first line(s) and the proof
 // after it, so its line numbers are those of "statement + proof": the numbering of Lean's
 // messages in the feedback panel and of the coach's "line N".
-import { EditorState, Compartment } from '@codemirror/state';
+import { EditorState, Transaction } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
-  Decoration, ViewPlugin,
+  Decoration, ViewPlugin, tooltips,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { syntaxHighlighting, bracketMatching } from '@codemirror/language';
@@ -17,14 +17,37 @@ import { lean, leanHighlight } from './lean-language.js';
 import { unicodeInput } from './unicode.js';
 import { showDiagnostics, cursorTooltip } from './diagnostics.js';
 import { showGoals, firstProblemLine } from './goals.js';
+import { liveGoals } from './live.js';
 
-// The statement's lines cannot be edited; edits must start at or after `proofStart`.
+// The statement's lines cannot be edited: an edit that reaches into them acts on the proof
+// part only (Ctrl+A then Delete or typing replaces the whole proof, not nothing); an edit
+// wholly inside the statement is refused.
 function readOnlyPrefix(proofStart) {
   return EditorState.transactionFilter.of((tr) => {
     if (!tr.docChanged) return tr;
     let touches = false;
     tr.changes.iterChangedRanges((fromA) => { if (fromA < proofStart) touches = true; });
-    return touches ? [] : tr;
+    if (!touches) return tr;
+    const changes = [];
+    let cursor = null;
+    tr.changes.iterChanges((fromA, toA, _fromB, _toB, inserted) => {
+      if (toA < proofStart) return;
+      const from = Math.max(fromA, proofStart);
+      const to = Math.max(toA, proofStart);
+      if (from === to && inserted.length === 0) return;
+      changes.push({ from, to, insert: inserted });
+      cursor = from + inserted.length;
+    });
+    if (!changes.length) return [];
+    // Offsets of the start state; the cursor lands after the last change's text.
+    let shift = 0;
+    for (const c of changes.slice(0, -1)) shift += c.insert.length - (c.to - c.from);
+    return {
+      changes,
+      selection: { anchor: cursor + shift },
+      userEvent: tr.annotation(Transaction.userEvent),
+      scrollIntoView: true,
+    };
   });
 }
 
@@ -40,6 +63,16 @@ function statementShading(statementLines) {
     }
   }, { decorations: (p) => p.decorations });
 }
+
+// Tooltips (Lean's messages) stay below the page's header: at 375 px a message above its
+// line would otherwise cover the header and its menu.
+const belowHeader = tooltips({
+  tooltipSpace: () => {
+    const header = document.querySelector('header.topbar');
+    const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+    return { top, left: 0, bottom: window.innerHeight, right: window.innerWidth };
+  },
+});
 
 function draftKey(textarea) {
   return textarea.dataset.draftKey ? `leancoach:draft:${textarea.dataset.draftKey}` : null;
@@ -94,24 +127,47 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
   const unicode = unicodeInput(() => view);
   let lastResultKey = null;
   let saveTimer = null;
+  let shown = null; // the result drawn: the latest attempt's, or the latest goals while typing
+  const live = readOnly || !textarea ? null : liveGoals({
+    textarea,
+    proofText: () => proofText(view.state),
+    onAnswer: (data) => {
+      shown = data;
+      showDiagnostics(view, data);
+      refreshGoals(cursorLine(view.state));
+    },
+    note: (text, state) => {
+      const node = goalPanel?.querySelector('.goal-live');
+      if (!node) return;
+      node.textContent = text;
+      node.dataset.state = state;
+    },
+  });
 
   const proofText = (state) => state.doc.sliceString(proofStart);
   const cursorLine = (state) => state.doc.lineAt(state.selection.main.head).number;
 
   function refreshGoals(line) {
     if (!goalPanel) return;
-    const result = currentResult();
     const text = view.state.doc.line(Math.min(line, view.state.doc.lines)).text;
-    showGoals(goalPanel, result, line, text);
+    showGoals(goalPanel, shown, line, text);
+  }
+
+  // The panel shows another tab's attempt: say so, beside this editor's own text.
+  function markOtherTab(result) {
+    const note = document.querySelector('#attempt-panel [data-other-tab-note]');
+    if (note) note.hidden = drawnHere(result.attempt);
   }
 
   function applyResult() {
     const result = currentResult();
     if (!result) return;
+    if (!readOnly) markOtherTab(result);
     if (!readOnly && !drawnHere(result.attempt)) return;
     const key = JSON.stringify([result.attempt, result.status, result.diagnostics, result.suggestions, result.tactics]);
     if (key === lastResultKey) return;
     lastResultKey = key;
+    shown = result;
     showDiagnostics(view, result);
     // After a failed check, show the first unsolved goal: the goals at the first problem.
     const problem = result.valid === false ? firstProblemLine(result) : null;
@@ -128,6 +184,7 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
     syntaxHighlighting(leanHighlight),
     lintGutter(),
     cursorTooltip,
+    belowHeader,
     statementShading(statementLines),
     EditorView.lineWrapping,
     EditorView.contentAttributes.of({
@@ -139,6 +196,7 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
       if (update.selectionSet || update.docChanged) {
         refreshGoals(cursorLine(update.state));
       }
+      if (update.docChanged && live) live.changed();
       if (update.docChanged && textarea) {
         textarea.value = proofText(update.state);
         clearTimeout(saveTimer);
@@ -182,7 +240,10 @@ function createEditor({ host, statement, proof, readOnly, textarea, labelId, des
   applyResult();
   if (!lastResultKey) refreshGoals(cursorLine(view.state));
   // A new result arrives by the websocket or htmx: #attempt-feedback is swapped.
-  new MutationObserver(applyResult).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-lean-result'] });
+  // Goals while typing arrive the same way: #live-goals is swapped.
+  new MutationObserver(() => { applyResult(); live?.arrived(); }).observe(document.body, {
+    childList: true, subtree: true, attributes: true, attributeFilter: ['data-lean-result', 'data-live-goals'],
+  });
   return view;
 }
 

@@ -10,6 +10,7 @@ const ours = Annotation.define();
 
 export function unicodeInput(getView) {
   let rewriter = null;
+  let replacedAt = -1; // where the cursor stood right after our last replacement
   const source = {
     async replaceAbbreviations(changes) {
       const view = getView();
@@ -35,8 +36,10 @@ export function unicodeInput(getView) {
         // Our own replacement: tell the tracker, which moves its ranges accordingly.
         feed(update);
       }
+      replacedAt = update.state.selection.main.head;
       return;
     }
+    if (update.docChanged || update.selectionSet) replacedAt = -1;
     if (update.docChanged) {
       feed(update);
       // Dispatching inside an update is not allowed: replace right after it.
@@ -55,13 +58,19 @@ export function unicodeInput(getView) {
     get().changeInput(changes.reverse());
   }
 
-  // Tab: complete pending abbreviations; otherwise indent by two spaces (Lean style).
+  // Tab: complete pending abbreviations, as a space does, leaving one space after the symbol;
+  // right after a symbol that was already replaced (\forall is complete as typed), only
+  // that space. Elsewhere it indents by two spaces (Lean style).
   function tab(view) {
     if (get().getTrackedAbbreviations().size > 0) {
-      get().replaceAllTrackedAbbreviations();
+      // Resolves once the symbol is in and the cursor after it.
+      get().replaceAllTrackedAbbreviations().then(() => view.dispatch(view.state.replaceSelection(' ')));
+    } else if (view.state.selection.main.empty && view.state.selection.main.head === replacedAt) {
+      view.dispatch(view.state.replaceSelection(' '));
     } else {
       view.dispatch(view.state.replaceSelection('  '));
     }
+    replacedAt = -1;
     return true;
   }
   return { extension: listener, tab };

@@ -76,3 +76,23 @@ def test_a_session_timeout_raises_and_frees_the_slot(
     assert checker.pool.live_processes == 0
     with checker.session() as session:
         assert "env" in session.command("theorem t : True := trivial")
+
+
+def test_explore_proof_gives_goals_from_the_exploration_pool_and_never_a_verdict(
+    checker: LeanChecker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Goals while typing (webapp/attempts/live_goals.py): check_proof's gate and tactic-mode
+    run, in the exploration pool, with no kernel check and nothing pickled for one."""
+    asked: list[object] = []
+    monkeypatch.setattr(checker.verifier, "verify", lambda *a, **k: asked.append(a))
+    statement = "theorem t (n : Nat) : n + 0 = n := by"
+    result = checker.explore_proof(statement, "  intro h\n  simp")
+    assert [(t.line, t.tactic) for t in result.tactics] == [(2, "intro h"), (3, "simp")]
+    assert result.tactics[0].goals_before == "n : Nat\n⊢ n + 0 = n"
+    assert checker.explore_pool.live_processes == 1
+    assert checker.pool.live_processes == 0  # the verdict pool never saw the text
+    assert asked == []
+    # The same gate as a graded check: a proof that tries to leave the block never runs.
+    refused = checker.explore_proof(statement, "  rfl\ntheorem u : False := sorry")
+    assert not refused.valid and refused.errors
+    assert checker.explore_pool.live_processes == 1
