@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.webapp.cast import Cast
+from webapp.accounts.models import Membership
 from webapp.assignments.actions import AssignmentInput, InvalidInput, do_create_assignment
 from webapp.assignments.charts import bar_chart
 from webapp.assignments.models import Assignment
@@ -274,3 +275,25 @@ def test_bar_charts_scale_to_the_largest_value() -> None:
     widths = [bar.width for bar in chart.bars]
     assert widths[1] == 2 * widths[0] and widths[2] == 0 and widths[1] > 0
     assert not chart.empty and bar_chart("t", [("a", 0)]).empty
+
+
+def test_only_work_since_she_joined_the_class_is_graded(cast: Cast) -> None:
+    """Her solve, hint and prover run from before she joined this class (another class on the
+    same course) are not this class's to grade or to see; what she does after joining is."""
+    a = _assignment(cast, "W", opens=-timedelta(days=5), due=timedelta(days=1))
+    joined = timezone.now() - timedelta(days=1)
+    Membership.objects.filter(classroom=cast.classroom, student=cast.student).update(
+        joined_at=joined
+    )
+    before = joined - timedelta(days=1)
+    _attempt(cast, valid=True, at=before)
+    hint = HintOpening.objects.create(student=cast.student, exercise=cast.exercise, index=0)
+    HintOpening.objects.filter(pk=hint.pk).update(opened_at=before)
+    run = ProverRun.objects.create(exercise=cast.exercise, user=cast.student, status="finished")
+    ProverRun.objects.filter(pk=run.pk).update(created_at=before)
+    s = standings([a], [cast.student])[cast.student.pk, a.pk]
+    assert (s.solved, s.hint, s.prover) == (0, False, False)
+    after = _attempt(cast, valid=True, at=timezone.now())
+    s = standings([a], [cast.student])[cast.student.pk, a.pk]
+    assert (s.solved, s.hint, s.prover) == (1, False, False)
+    assert s.exercises[0].solved_at == after.created_at

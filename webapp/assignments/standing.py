@@ -5,6 +5,11 @@ valid=True. It is late when that attempt was submitted (created_at, not when the
 a slow queue must not make a student late) after the due date. A solve from before the
 assignment opened counts, on time: the student did the work. Hints opened and prover runs
 asked on the exercise are flags beside the verdict, never a solve.
+
+Only what she did since she joined the assignment's class counts (her Membership's
+joined_at), as everywhere her teacher there reads her work (webapp.accounts.access): a solve,
+a hint or a prover run from before, in another class on the same course, is not this class's
+to grade or to see.
 """
 
 from __future__ import annotations
@@ -14,8 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Min
-
+from webapp.accounts.models import Membership
 from webapp.assignments.models import Assignment
 from webapp.attempts.models import Attempt
 from webapp.courses.models import Exercise, HintOpening
@@ -95,46 +99,63 @@ def assignment_exercises(assignments: Iterable[Assignment]) -> dict[int, list[Ex
 def standings(
     assignments: list[Assignment], students: list[Any]
 ) -> dict[tuple[int, int], AssignmentStanding]:
-    """(student pk, assignment pk) -> standing, for every pair; four queries whatever the sizes."""
+    """(student pk, assignment pk) -> standing, for every pair; five queries whatever the sizes."""
     by_assignment = assignment_exercises(assignments)
     exercise_ids = {e.pk for exercises in by_assignment.values() for e in exercises}
     student_ids = [s.pk for s in students]
-    first_valid = {
-        (row["student"], row["exercise"]): row["first"]
-        for row in Attempt.objects.filter(
-            student__in=student_ids, exercise__in=exercise_ids, valid=True
-        )
-        .values("student", "exercise")
-        .annotate(first=Min("created_at"))
+    joined = {
+        (row["student"], row["classroom"]): row["joined_at"]
+        for row in Membership.objects.filter(
+            student__in=student_ids, classroom__in={a.classroom_id for a in assignments}
+        ).values("student", "classroom", "joined_at")
     }
-    hinted = set(
-        HintOpening.objects.filter(student__in=student_ids, exercise__in=exercise_ids)
-        .values_list("student", "exercise")
-        .distinct()
+    solves = _times(
+        Attempt.objects.filter(student__in=student_ids, exercise__in=exercise_ids, valid=True)
+        .order_by("created_at")
+        .values_list("student", "exercise", "created_at")
     )
-    proved = set(
+    hints = _times(
+        HintOpening.objects.filter(student__in=student_ids, exercise__in=exercise_ids)
+        .order_by("opened_at")
+        .values_list("student", "exercise", "opened_at")
+    )
+    runs = _times(
         ProverRun.objects.filter(user__in=student_ids, exercise__in=exercise_ids)
-        .values_list("user", "exercise")
-        .distinct()
+        .order_by("created_at")
+        .values_list("user", "exercise", "created_at")
     )
     out: dict[tuple[int, int], AssignmentStanding] = {}
     for student in students:
         for assignment in assignments:
+            since = joined.get((student.pk, assignment.classroom_id))
             standing = AssignmentStanding(assignment, student)
             for exercise in by_assignment[assignment.pk]:
                 key = (student.pk, exercise.pk)
-                solved_at = first_valid.get(key)
+                solved_at = _first_since(solves.get(key, []), since)
                 standing.exercises.append(
                     ExerciseStanding(
                         exercise=exercise,
                         solved_at=solved_at,
                         late=solved_at is not None and solved_at > assignment.due_at,
-                        hint=key in hinted,
-                        prover=key in proved,
+                        hint=_first_since(hints.get(key, []), since) is not None,
+                        prover=_first_since(runs.get(key, []), since) is not None,
                     )
                 )
             out[student.pk, assignment.pk] = standing
     return out
+
+
+def _times(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, int], list[datetime]]:
+    """(student, exercise) -> the times of her rows, oldest first (rows come ordered)."""
+    out: dict[tuple[int, int], list[datetime]] = {}
+    for student, exercise, at in rows:
+        out.setdefault((student, exercise), []).append(at)
+    return out
+
+
+def _first_since(times: list[datetime], since: datetime | None) -> datetime | None:
+    """The first time at or after `since` (every time when she has no seat: nothing hides)."""
+    return next((at for at in times if since is None or at >= since), None)
 
 
 def due_for(student: Any) -> list[AssignmentStanding]:
