@@ -141,6 +141,14 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     facts = _fact_list(goal)
     using = f" using {facts}" if facts else ""
     if domain is Domain.LIST:
+        # `l₁.length + l₂.length = l₂.length + l₁.length` is arithmetic on lengths, not a fact
+        # about lists: the swap that makes both sides equal, not induction.
+        reordered = ac_step(goal.target)
+        if reordered:
+            return (
+                f"close it with `{reordered}`: both sides are the same numbers up to the order "
+                "of `+` and `*`, so no fact about lists is needed"
+            )
         return (
             "try `simp` (it knows `List.length_append` and `List.reverse_reverse`), or "
             "`induction` on the list with `nil` and `cons` cases"

@@ -443,14 +443,31 @@ def _cast_mismatch(p: Mismatch, s: Scene) -> list[Advice]:
     if re.fullmatch(r"0 ≤ ↑\w+", _norm(p.expected)):
         var = _norm(p.expected).split("↑", 1)[1]
         lemma = f" (or `Int.natCast_nonneg {var}`)"
+    target = _cast_target(s)
+    # omega reads casts from ℕ into ℤ, never into ℝ or ℚ: it is named only for ℤ.
+    omega = ", or use `omega`" if target == "ℤ" else ""
+    into = f"from ℕ to {target}" if target else "into another number type"
     return [
         (
             s.line,
-            f"Do write `exact_mod_cast {p.term}` on line {s.line}{lemma}, or use `omega`: the goal "
-            f"`{shorten(p.expected, 30)}` has casts `↑` (coercions from ℕ to ℤ) and `{p.term}` "
+            f"Do write `exact_mod_cast {p.term}` on line {s.line}{lemma}{omega}: the goal "
+            f"`{shorten(p.expected, 30)}` has casts `↑` (coercions {into}) and `{p.term}` "
             "proves the fact without them.",
         )
     ]
+
+
+_NUMBER_TYPES = {"ℤ": "ℤ", "Int": "ℤ", "ℝ": "ℝ", "Real": "ℝ", "ℚ": "ℚ", "Rat": "ℚ"}
+
+
+def _cast_target(s: Scene) -> str | None:
+    """The type a `↑` casts into, read off the statement: a type ascription `(3 : ℝ)` in the
+    conclusion, else the one non-ℕ number type among the binders; None when it is not clear."""
+    conclusion = s.conclusion or ""
+    found = {_NUMBER_TYPES[t] for t in re.findall(r":\s*(ℤ|Int|ℝ|Real|ℚ|Rat)\s*\)", conclusion)}
+    if not found:
+        found = {_NUMBER_TYPES[t] for _, t in s.hypotheses if t in _NUMBER_TYPES}
+    return found.pop() if len(found) == 1 else None
 
 
 def _intro_name(premise: str, taken: set[str]) -> str:
@@ -640,7 +657,7 @@ def _or_constructor_side(p: Mismatch, s: Scene) -> list[Advice]:
             s,
             f"Or.{other_side} {context.as_argument(proof)}",
             f"`{shorten(proof, 16)}` proves `{shorten(wanted, 16)}`, the {side} side of "
-            f"`{shorten(goal, 24)}`, and `Or.{other_side}` is the constructor for that side",
+            f"`{shorten(goal, 24)}`, and `Or.{other_side}` builds that side",
         )
     ]
 

@@ -217,8 +217,8 @@ def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
     if goal is None:
         return one(
             line,
-            f"Don't use `{tactic}` on line {line}: `left` and `right` choose a side of an ∨ "
-            "goal, and this goal is not an ∨. Check its shape first.",
+            f"Don't use `{tactic}` on line {line}: it works only on an ∨ goal, where it "
+            "chooses a side, and this goal is not an ∨. Check its shape first.",
         )
     shape = split_target(goal.target).shape
     if shape in (Shape.AND, Shape.IFF):
@@ -227,9 +227,9 @@ def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
         both = f" (here `exact {proofs[0]}`)" if proofs else ""
         return one(
             line,
-            f"Do use `constructor` on line {line} instead of `{tactic}`{both}: `left` and "
-            f"`right` choose a side of an ∨, but the goal `{shorten(goal.target, 30)}` needs "
-            "both parts.",
+            f"Do use `constructor` on line {line} instead of `{tactic}`{both}: `{tactic}` works "
+            f"only on an ∨ goal, where it chooses a side, but the goal "
+            f"`{shorten(goal.target, 30)}` needs both parts.",
         )
     return one(
         line,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import context, evidence, fixes, linear
 from tutor.coach.goals import (
     Goal,
     shorten,
@@ -67,6 +67,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         listed = _with_hypothesis(goal, scene, tactic)
         if listed:
             return one(line, listed.replace("{line}", str(line)))
+        built = _built_from_facts(goal, scene)
+        if built:
+            return one(line, built.replace("{line}", str(line)))
     return one(
         line,
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
@@ -98,6 +101,25 @@ def _with_hypothesis(goal: Goal, scene: fixes.Scene, tactic: str) -> str | None:
         f"Do list the hypothesis {head} needs: try `{head} [{name}]` on line {{line}}; {head} "
         f"never uses hypotheses unless you list them, and `{name}` rewrites part of the goal "
         f"`{shorten(goal.target, 30)}`."
+    )
+
+
+def _built_from_facts(goal: Goal, scene: fixes.Scene) -> str | None:
+    """`simp` on `p ∧ q` with `hp : p`, `hq : q` in scope: the goal is built from the
+    hypotheses, which simp never uses unless they are listed; the term that builds it."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    proofs = context.proofs_of(goal.target, facts)
+    if not proofs:
+        return None
+    proof = proofs[0]
+    names = [n for n, _ in facts if re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", proof)]
+    if not names:
+        return None
+    listed = ", ".join(dict.fromkeys(names))
+    return (
+        f"Do write `exact {proof}` on line {{line}} (or `simp [{listed}]`): simp does not use "
+        f"your hypotheses unless you list them, and the goal `{shorten(goal.target, 30)}` is "
+        "built from them."
     )
 
 

@@ -50,8 +50,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         shown = f"`{lambda_line}`" if lambda_line else "`fun x => ...`"
         return one(
             line,
-            f"Do write {shown} on line {line}: a Lean 3 `λ x, e` (or `fun x -> e`) is "
-            "`fun x => e` in Lean 4, with `=>` (or `↦`) after the binder instead of the comma.",
+            f"Do write {shown} on line {line}: Lean 3's comma (or `->`) after a `fun` binder "
+            "is `=>` (or `↦`) in Lean 4, so `fun x => e`, not a comma.",
         )
     if "begin" in source_line.split() or source_line.strip() == "begin":
         return one(

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach import fixes
 from tutor.coach.advice import next_step
+from tutor.coach.algebra import ac_step
 from tutor.coach.goals import (
+    Goal,
     shorten,
 )
 from tutor.coach.rules.base import (
@@ -31,6 +34,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         refuted = refuted_claim(ctx, anchor, goal.target)
         if refuted:
             return refuted
+    bare = _bare_commutativity(ctx, anchor, goal)
+    if bare:
+        return [bare]
     more = f" ({len(goals)} goals remain)" if len(goals) > 1 else ""
     text = (
         f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
@@ -58,6 +64,29 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         )
     return advice
+
+
+_BARE_COMM = re.compile(r"^(?:·\s*)?rw\s*\[\s*(?:←\s*)?((?:Nat\.|Int\.)?(?:add|mul)_comm)\s*\]\s*$")
+
+
+def _bare_commutativity(ctx: Context, anchor: int, goal: Goal) -> Advice | None:
+    """`rw [Nat.add_comm]` with no arguments rewrites the first sum it matches (often the whole
+    side), which leaves a goal that is still true by reordering: say so, and name the closing
+    step (omega on ℕ/ℤ, else the reordering)."""
+    match = _BARE_COMM.match(ctx.text.line(anchor).strip())
+    reordered = ac_step(goal.target) if match else None
+    if not match or not reordered:
+        return None
+    lemma = match.group(1)
+    op = "sum" if "add" in lemma else "product"
+    types = goal.variable_types()
+    closer = "omega" if fixes.is_linear_arith(goal.target, types) else reordered
+    return Advice(
+        anchor,
+        f"Do name the terms to swap on line {anchor}, as in `rw [{lemma} x y]`, or close the goal "
+        f"with `{closer}`: with no arguments `{lemma}` rewrites the first {op} it matches (the "
+        f"outermost, leftmost one), leaving `{shorten(goal.target, 30)}`.",
+    )
 
 
 def _origin_line(text: AttemptText, line: int) -> int | None:
