@@ -135,6 +135,68 @@ def chain_lemma(
     ]
 
 
+def chain_after_apply(
+    previous: str,
+    previous_line: int,
+    goal: str | None,
+    facts: Sequence[tuple[str, str]],
+    mathlib: bool,
+) -> list[Advice]:
+    """`apply lt_of_lt_of_le` on `a < c` with `h1 : a ≤ b`, `h2 : b < c`, then `exact h1`
+    against `a < ?b`: the lemma chosen wants the relations in the other order; the family
+    member whose premises are the facts' relations, said at the `apply`."""
+    match = re.fullmatch(r"(?:·\s*)?apply\s+([\w.]+)", previous.strip())
+    if not match or not _CHAIN.match(match.group(1)) or goal is None:
+        return []
+    lemma = match.group(1)
+    want = split_target(normal(goal))
+    if want.op not in ("<", "≤"):
+        return []
+    found = []
+    for n1, t1 in facts:
+        s1 = split_target(normal(t1))
+        if s1.op not in ("<", "≤") or normal(s1.left) != normal(want.left):
+            continue
+        for n2, t2 in facts:
+            s2 = split_target(normal(t2))
+            if (
+                n2 != n1
+                and s2.op in ("<", "≤")
+                and normal(s2.left) == normal(s1.right)
+                and normal(s2.right) == normal(want.right)
+            ):
+                found.append((n1, s1.op, n2, s2.op))
+    if len(found) != 1:
+        return []
+    first, op1, second, op2 = found[0]
+    if (want.op == "<") != ("<" in (op1, op2)):
+        return []  # the facts do not give the goal's relation: no member of the family helps
+    r1, r2 = ("lt" if op1 == "<" else "le"), ("lt" if op2 == "<" else "le")
+    ns = _CHAIN.match(lemma).group("ns")  # type: ignore[union-attr]
+    fixed = f"{ns}{r1}_trans" if r1 == r2 else f"{ns}lt_of_{r1}_of_{r2}"
+    if fixed == lemma or not evidence.in_library(fixed, mathlib):
+        return []
+    return [
+        (
+            previous_line,
+            f"Do write `exact {fixed} {first} {second}` on line {previous_line}: `{lemma}` wants "
+            f"{_premises(lemma)}, but `{first}` is a `{op1}` and `{second}` a `{op2}`; "
+            f"`{fixed}` is the lemma of this family for that order.",
+        )
+    ]
+
+
+def _premises(lemma: str) -> str:
+    """What a chain lemma takes, read off its name: `lt_of_lt_of_le` a `<` then a `≤`."""
+    short = lemma.rsplit(".", 1)[-1]
+    if short.endswith("_trans"):
+        return f"two `{'<' if short.startswith('lt') else '≤'}` facts"
+    first, second = short.split("_of_")[1:3]
+    return (
+        f"a `{'<' if first == 'lt' else '≤'}` first and a `{'<' if second == 'lt' else '≤'}` second"
+    )
+
+
 _WEAKER = {"lt": "le", "pos": "nonneg", "neg": "nonpos"}
 
 

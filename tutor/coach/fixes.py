@@ -141,6 +141,10 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _respecialize,
         _absurd_order,
         _missing_argument,
+        _premise_left,
+        _negation_to_false,
+        _beta_redex,
+        _abs_sub_order,
         _iff_direction,
         _cast_mismatch,
         _needs_intro,
@@ -248,6 +252,118 @@ def _missing_argument(p: Mismatch, s: Scene) -> list[Advice]:
             s.line,
             f"Do pass the missing argument on line {s.line}: write `{p.term} {name}`, since "
             f"`{p.term}` still needs a proof of `{shorten(premise, 30)}`, which `{name}` is.",
+        )
+    ]
+
+
+def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h 3 : 3 > 0 → P 3` where `P 3` is needed: the term still takes a proof of its premise;
+    pass one (a fact in scope, or `by decide` / `by norm_num` when the premise is a true
+    closed claim), else say which proof is missing and name none."""
+    split = split_target(p.has)
+    if (
+        split.shape is not Shape.IMPLIES
+        or "?" in p.has
+        or not context.same(split.right, p.expected)
+    ):
+        return []
+    premise = _strip_parens(split.left)
+    facts = s.facts()
+    proofs = context.proofs_of(premise, facts)
+    proof = proofs[0] if proofs else None
+    if proof is None and evidence.is_closed(premise):
+        domain = evidence.INT if _OTHER_NUMBERS.search(s.statement) else evidence.NAT
+        if evidence.holds(premise, domain) is True:
+            proof = "(by decide)" if domain == evidence.NAT else "(by norm_num)"
+    term = context.as_argument(p.term) if p.application else p.term
+    if proof is None:
+        return [
+            (
+                s.line,
+                f"Do pass `{shorten(p.term, 16)}` a proof of `{shorten(premise, 24)}` on line "
+                f"{s.line}: it still needs that premise before it proves "
+                f"`{shorten(p.expected, 24)}`, and nothing in scope states it yet.",
+            )
+        ]
+    fixed = f"{term} {proof if proof.startswith('(') else context.as_argument(proof)}"
+    step = f"exact {fixed}" if re.fullmatch(rf"exact\s+{re.escape(p.term)}", s.source()) else fixed
+    return [
+        (
+            s.line,
+            f"Do write `{step}` on line {s.line}: `{shorten(p.term, 16)}` still needs a proof of "
+            f"its premise `{shorten(premise, 24)}` before it proves `{shorten(p.expected, 24)}`.",
+        )
+    ]
+
+
+def _negation_to_false(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact lt_irrefl x` (`¬x < x`) where `False` is needed, with `h : x < x` in scope: a
+    negation is a function into `False`; apply it to the fact it negates."""
+    split = split_target(p.has)
+    if _strip_parens(p.expected) != "False" or split.shape is not Shape.NOT:
+        return []
+    negated = _strip_parens(split.right)
+    names = [n for n, t in s.facts() if t and n != "_" and context.same(t, negated)]
+    if not names:
+        return [
+            (
+                s.line,
+                f"Do apply `{shorten(p.term, 20)}` to a proof of `{shorten(negated, 20)}` on line "
+                f"{s.line}: a `¬P` is a function from `P` to `False`, so it gives `False` only "
+                "once it gets that proof.",
+            )
+        ]
+    fixed = f"{context.as_argument(p.term)} {names[0]}"
+    return [
+        (
+            s.line,
+            f"Do write `exact {fixed}` on line {s.line}: `{shorten(p.term, 20)}` proves "
+            f"`¬{shorten(negated, 20)}`, a function from `{shorten(negated, 20)}` to `False`; "
+            f"apply it to `{names[0]}` to get `False`.",
+        )
+    ]
+
+
+_BETA = re.compile(r"\(fun\s+[^=]+(?:=>|↦)[^()]*\)\s*[\w(]")
+
+
+def _beta_redex(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : (fun x => x + 1) a = (fun x => x + 1) b` where `a = b` is needed: the function is
+    written but not yet applied (no beta reduction); simplify the hypothesis first."""
+    if not _BETA.search(p.has) or _BETA.search(p.expected):
+        return []
+    if not re.fullmatch(r"[\w'₀-₉]+", p.term.strip()):
+        return []
+    return [
+        (
+            s.line,
+            f"Do simplify `{p.term}` first: write `simp at {p.term}` (or `dsimp only at "
+            f"{p.term}`) before line {s.line}. `(fun x => …) a` is not yet reduced to its "
+            "body at `a` (beta reduction), so its statement does not match the goal as written.",
+        )
+    ]
+
+
+_ABS_DIFF = re.compile(r"\|([^|]+?)\s-\s([^|]+?)\|")
+
+
+def _abs_sub_order(p: Mismatch, s: Scene) -> list[Advice]:
+    """`|a - b| < 1` where `|b - a| < 1` is needed: the same number (`abs_sub_comm`), not the
+    same expression, so `exact` does not accept it."""
+    swapped = _ABS_DIFF.sub(lambda m: f"|{m.group(2)} - {m.group(1)}|", p.has)
+    if swapped == p.has or not context.same(swapped, p.expected):
+        return []
+    if not evidence.in_library("abs_sub_comm", True) or not _OTHER_NUMBERS.search(s.statement):
+        return []
+    source = s.source()
+    fixed = "rwa [abs_sub_comm]" if re.fullmatch(rf"exact\s+{re.escape(p.term)}", source) else None
+    step = f"write `{fixed}`" if fixed else "rewrite with `abs_sub_comm` first"
+    return [
+        (
+            s.line,
+            f"Do {step} on line {s.line}: `{shorten(p.has, 20)}` and `{shorten(p.expected, 20)}` "
+            "differ in the order of the subtraction, equal by `abs_sub_comm` but not the same "
+            "expression, so `exact` does not accept one for the other.",
         )
     ]
 

@@ -237,7 +237,20 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
     types = {**scene.variable_types(), **{n: t for n, t in facts if t}}
     source = ctx.text.line(d.line).strip()
     goal = traced_goal(ctx.statement, ctx.text, d.line)
+    previous = ctx.text.last_code_line(d.line - 1)
+    after_apply = (
+        families.chain_after_apply(
+            ctx.text.line(previous),
+            previous,
+            traced_goal(ctx.statement, ctx.text, previous),
+            facts,
+            ctx.mathlib,
+        )
+        if previous is not None and "?" in parts.expected
+        else []
+    )
     for found in (
+        after_apply,
         families.conjunction_half(parts, d.line, source),
         families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
         families.relation_swap(parts, d.line, source, ctx.mathlib),
