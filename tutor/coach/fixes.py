@@ -303,23 +303,16 @@ def _negation_to_false(p: Mismatch, s: Scene) -> list[Advice]:
     if _strip_parens(p.expected) != "False" or split.shape is not Shape.NOT:
         return []
     negated = _strip_parens(split.right)
-    names = [n for n, t in s.facts() if t and n != "_" and context.same(t, negated)]
+    names = [t for t in context.proofs_of(negated, s.facts()) if t != p.term]
     if not names:
-        return [
-            (
-                s.line,
-                f"Do apply `{shorten(p.term, 20)}` to a proof of `{shorten(negated, 20)}` on line "
-                f"{s.line}: a `¬P` is a function from `P` to `False`, so it gives `False` only "
-                "once it gets that proof.",
-            )
-        ]
-    fixed = f"{context.as_argument(p.term)} {names[0]}"
+        return []  # no proof of what it negates in scope: other rules, or the general hint
+    fixed = f"{context.as_argument(p.term)} {context.as_argument(names[0])}"
     return [
         (
             s.line,
             f"Do write `exact {fixed}` on line {s.line}: `{shorten(p.term, 20)}` proves "
             f"`¬{shorten(negated, 20)}`, a function from `{shorten(negated, 20)}` to `False`; "
-            f"apply it to `{names[0]}` to get `False`.",
+            f"apply it to `{shorten(names[0], 16)}` to get `False`.",
         )
     ]
 
