@@ -1188,6 +1188,12 @@ def _is_value_type(typ: str) -> bool:
     return bool(_VALUE_TYPE.fullmatch(_norm(typ)))
 
 
+def is_value_type(typ: str) -> bool:
+    """A type of values (`Nat`, `ℝ`, `List α`), not a proposition: a goal that asks for one
+    asks for a term, such as an ∃'s witness left open."""
+    return _is_value_type(typ)
+
+
 def goal_at_first_step(scene: Scene) -> Goal | None:
     if not scene.is_first_tactic() or scene.conclusion is None:
         return None

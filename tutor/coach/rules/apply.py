@@ -10,6 +10,7 @@ from tutor.coach.context import as_argument, expanded, proofs_of, same
 from tutor.coach.goals import (
     Goal,
     Shape,
+    Split,
     shorten,
     split_target,
 )
@@ -48,11 +49,35 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     if goals and shape in (Shape.NOT, Shape.NE):
         return [_negation_by_intro(d, ctx, goals[0])]
+    bound = _abs_bound(goals[0].target) if goals and ctx.mathlib else None
+    if bound is not None:
+        lemma, split = bound
+        bound_value = split.right.strip()
+        negated = f"-{bound_value}" if re.fullmatch(r"[\w.']+", bound_value) else f"-({bound_value})"
+        return one(
+            d.line,
+            f"Do write `rw [{lemma}]` on line {d.line} before `constructor`: "
+            f"`{shorten(goals[0].target, 20)}` is not a conjunction until `{lemma}` rewrites it "
+            f"into `{negated} {split.op} {split.left[1:-1]} ∧ {split.left[1:-1]} {split.op} "
+            f"{split.right}`, which `constructor` then splits.",
+        )
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
         "∧ or ↔. Check its shape and pick a tactic that fits it.",
     )
+
+
+def _abs_bound(target: str) -> tuple[str, Split] | None:
+    """(`abs_le`, the split) for `|e| ≤ c` (`abs_lt` for `<`): an absolute value bounded above
+    is two bounds, but only once the lemma states it as an ∧."""
+    split = split_target(target)
+    left = split.left.strip()
+    if split.op not in ("≤", "<") or not (left.startswith("|") and left.endswith("|")):
+        return None
+    if left.count("|") != 2:
+        return None
+    return ("abs_le" if split.op == "≤" else "abs_lt"), split
 
 
 def _negation_by_intro(d: Diagnostic, ctx: Context, goal: Goal) -> Advice:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import binder_names, next_step
 from tutor.coach.goals import (
@@ -66,6 +68,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do give a witness on line {line} with `{tactic} w` or `refine ⟨w, ?_⟩` instead "
             f"of `intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
         )
+    if split.shape is Shape.EQ and _is_set_equality(goal.target, scene) and ctx.mathlib:
+        name = (ctx.text.line(line).split() + ["x"])[1]
+        name = name if name.isidentifier() else "x"
+        return one(
+            line,
+            f"Do write `ext {name}` on line {line} instead of `intro`: the goal "
+            f"`{shorten(goal.target, 30)}` is an equality of sets, not an implication, and "
+            f"`ext {name}` (extensionality) turns it into `{name} ∈ … ↔ {name} ∈ …`.",
+        )
     source = ctx.text.line(line).strip().split()
     premises = _count_binders(goal.target)
     if source and source[0] == "intro" and premises and len(source) - 1 > premises:
@@ -120,3 +131,12 @@ def _too_many_names(d: Diagnostic, ctx: Context) -> Advice | None:
         f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left to introduce, so {dropped} "
         f"{'is' if len(names) - done == 1 else 'are'} {many} too many.",
     )
+
+
+def _is_set_equality(target: str, scene: fixes.Scene) -> bool:
+    """Both sides are sets: built with `∩`, `∪`, `\\`, `ᶜ`, or variables declared `Set …`."""
+    if re.search(r"[∩∪ᶜ]|\s\\\s", target):
+        return True
+    sets = {n for n, t in scene.hypotheses if t.startswith(("Set ", "Finset "))}
+    split = split_target(target)
+    return bool(sets) and {split.left.strip(), split.right.strip()} <= sets

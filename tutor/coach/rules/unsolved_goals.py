@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
+from tutor.coach.context import as_argument, proofs_of, same, traced_goal
 from tutor.coach.advice import next_step
 from tutor.coach.algebra import ac_step
 from tutor.coach.goals import (
     Goal,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -34,9 +36,10 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         refuted = refuted_claim(ctx, anchor, goal.target)
         if refuted:
             return refuted
-    bare = _bare_commutativity(ctx, anchor, goal)
-    if bare:
-        return [bare]
+    for rule in (_witness_never_given, _side_condition_left, _bare_commutativity):
+        found = rule(ctx, anchor, goals)
+        if found:
+            return [found]
     more = f" ({len(goals)} goals remain)" if len(goals) > 1 else ""
     text = (
         f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
@@ -66,13 +69,88 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     return advice
 
 
+_METAVARIABLE = re.compile(r"\?([\w.]+)")
+
+
+def _witness_never_given(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`constructor` (or `apply Exists.intro`) on an ∃ leaves the value open: one goal shows a
+    placeholder `?w` and another, `case w`, asks for a number. The witness was never chosen;
+    name one that evaluation shows works, else say which kind of step is missing."""
+    values = {g.case for g in goals if g.case and fixes.is_value_type(g.target)}
+    holes = {m for g in goals for m in _METAVARIABLE.findall(g.target)}
+    open_values = sorted(values & holes)
+    code = ctx.text.line(anchor).strip().lstrip("·").strip()
+    if not open_values or not re.fullmatch(r"constructor|apply\s+Exists\.intro|exact\s+⟨_,\s*_⟩", code):
+        return None
+    tactic = "use" if ctx.mathlib else "exists"
+    statement_goal = traced_goal(ctx.statement, ctx.text, anchor)
+    found = (
+        evidence.witness(statement_goal, evidence.domain_of_text(ctx.statement))
+        if statement_goal and statement_goal.startswith("∃")
+        else None
+    )
+    step = f"`{tactic} {', '.join(found)}`" if found else f"`{tactic} v` with a value `v`"
+    hole = open_values[0]
+    return Advice(
+        anchor,
+        f"Do write {step} on line {anchor} instead of `{code}`: on an ∃ it leaves the witness "
+        f"unspecified, the placeholder `?{hole}` (goal `case {hole}`), so you never chose the "
+        "value; the ∃ needs the number that makes its property true.",
+    )
+
+
+_SIDE_CASES = {"zero", "succ", "nil", "cons", "inl", "inr", "intro", "mp", "mpr", "left", "right"}
+
+
+def _side_condition_left(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`rw [abs_of_nonneg]` closes the main goal but leaves the lemma's hypothesis (`0 ≤ x`,
+    as `case h`) as a new goal: pass its proof to the lemma (found from the facts, or the
+    strict fact's `.le`), else say that a side condition is what is left."""
+    match = re.fullmatch(r"(?:·\s*)?rw\s*\[\s*([\w.']+)\s*\]", ctx.text.line(anchor).strip())
+    goal = goals[0]
+    if not match or not goal.case or goal.case in _SIDE_CASES or len(goals) != 1:
+        return None
+    lemma = match.group(1)
+    if not ("_" in lemma or "." in lemma) or lemma in dict(goal.named_facts()):
+        return None  # a hypothesis of the student's, not a lemma with hypotheses
+    facts = fixes.Scene(ctx.statement, ctx.text, anchor).facts() + goal.named_facts()
+    proofs = proofs_of(goal.target, facts)
+    proof = proofs[0] if proofs else _weakened(goal.target, facts, ctx.mathlib)
+    side = f"its hypothesis `{shorten(goal.target, 20)}` as a new goal (`case {goal.case}`)"
+    if proof is None:
+        return Advice(
+            anchor,
+            f"Do prove the side condition after line {anchor}: `rw [{lemma}]` rewrote the goal "
+            f"and left {side}; prove it next, or pass its proof to `{lemma}` in the `rw`.",
+        )
+    return Advice(
+        anchor,
+        f"Do write `rw [{lemma} {as_argument(proof)}]` on line {anchor}: `rw [{lemma}]` "
+        f"rewrote the goal but left {side}, and `{shorten(proof, 16)}` proves it.",
+    )
+
+
+def _weakened(target: str, facts: list[tuple[str, str]], mathlib: bool) -> str | None:
+    """`hx.le` for the goal `0 ≤ x` from `hx : 0 < x` (Mathlib's `LT.lt.le`), or
+    `Nat.le_of_lt hx` in core."""
+    want = split_target(target)
+    if want.op != "≤":
+        return None
+    for name, typ in facts:
+        have = split_target(typ)
+        if have.op == "<" and same(have.left, want.left) and same(have.right, want.right):
+            return f"{name}.le" if mathlib else f"Nat.le_of_lt {name}"
+    return None
+
+
 _BARE_COMM = re.compile(r"^(?:·\s*)?rw\s*\[\s*(?:←\s*)?((?:Nat\.|Int\.)?(?:add|mul)_comm)\s*\]\s*$")
 
 
-def _bare_commutativity(ctx: Context, anchor: int, goal: Goal) -> Advice | None:
+def _bare_commutativity(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
     """`rw [Nat.add_comm]` with no arguments rewrites the first sum it matches (often the whole
     side), which leaves a goal that is still true by reordering: say so, and name the closing
     step (omega on ℕ/ℤ, else the reordering)."""
+    goal = goals[0]
     match = _BARE_COMM.match(ctx.text.line(anchor).strip())
     reordered = ac_step(goal.target) if match else None
     if not match or not reordered:
