@@ -53,7 +53,9 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
     if bound is not None:
         lemma, split = bound
         bound_value = split.right.strip()
-        negated = f"-{bound_value}" if re.fullmatch(r"[\w.']+", bound_value) else f"-({bound_value})"
+        negated = (
+            f"-{bound_value}" if re.fullmatch(r"[\w.']+", bound_value) else f"-({bound_value})"
+        )
         return one(
             d.line,
             f"Do write `rw [{lemma}]` on line {d.line} before `constructor`: "

@@ -288,10 +288,10 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
         holes = [g for g in groups if "_" in [p.strip() for p in g.split(",")]]
         if len(holes) == 1:
             parts = [p.strip() for p in holes[0].split(",")]
-            slot = _slot_for(name, parts, _destructured(ctx, number, code))
-            if slot is None:
+            hole = _slot_for(name, parts, _destructured(ctx, number, code))
+            if hole is None:
                 continue
-            named = ", ".join(name if i == slot else p for i, p in enumerate(parts))
+            named = ", ".join(name if i == hole else p for i, p in enumerate(parts))
             fixed = code.replace(f"⟨{holes[0]}⟩", f"⟨{named}⟩", 1)
             what = "that part" if parts.count("_") == 1 else "a part (each `_` does)"
             why = f"The `_` in `⟨{holes[0]}⟩` on line {number} throws {what} away"

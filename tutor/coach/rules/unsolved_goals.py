@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, fixes
-from tutor.coach.context import as_argument, proofs_of, same, traced_goal
 from tutor.coach.advice import next_step
 from tutor.coach.algebra import ac_step
+from tutor.coach.context import as_argument, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Goal,
     shorten,
@@ -80,7 +80,9 @@ def _witness_never_given(ctx: Context, anchor: int, goals: list[Goal]) -> Advice
     holes = {m for g in goals for m in _METAVARIABLE.findall(g.target)}
     open_values = sorted(values & holes)
     code = ctx.text.line(anchor).strip().lstrip("·").strip()
-    if not open_values or not re.fullmatch(r"constructor|apply\s+Exists\.intro|exact\s+⟨_,\s*_⟩", code):
+    if not open_values or not re.fullmatch(
+        r"constructor|apply\s+Exists\.intro|exact\s+⟨_,\s*_⟩", code
+    ):
         return None
     tactic = "use" if ctx.mathlib else "exists"
     statement_goal = traced_goal(ctx.statement, ctx.text, anchor)
