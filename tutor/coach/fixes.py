@@ -286,7 +286,14 @@ def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
             )
         ]
     fixed = f"{term} {proof if proof.startswith('(') else context.as_argument(proof)}"
-    step = f"exact {fixed}" if re.fullmatch(rf"exact\s+{re.escape(p.term)}", s.source()) else fixed
+    if p.application:  # the argument of a larger application: show the whole of it
+        whole = _replace_term(" ".join(p.application.split()), p.term, f"({fixed})")
+        fixed = whole if whole is not None else fixed
+    source = " ".join(s.source().split())
+    plain = source.startswith("exact ") and (
+        source[6:] in (p.term, " ".join((p.application or "").split()))
+    )
+    step = f"exact {fixed}" if plain else fixed
     return [
         (
             s.line,
