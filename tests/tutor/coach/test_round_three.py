@@ -1,0 +1,291 @@
+"""Issue 30, round three: general rules for kinds of beginner mistake, each stated as a Lean
+teacher would, with the evidence the coach needs before it names a concrete fix.
+
+Every test is a mistake written for this file (none is a case of a bench set), with the
+message in the wording Lean 4 prints, what the advice must say and what it must not.
+"""
+
+from __future__ import annotations
+
+from tests.tutor.coach.helpers import K, diag
+from tests.tutor.coach.test_general_rules import INTRO_N, NO_INDUCTIVE, advise, said
+
+
+def mismatch(term: str, has: str, want: str) -> str:
+    return f"Type mismatch\n  {term}\nhas type\n  {has}\nbut is expected to have type\n  {want}"
+
+
+def app_mismatch(arg: str, has: str, want: str, app: str) -> str:
+    return (
+        f"Application type mismatch: The argument\n  {arg}\nhas type\n  {has}\nbut is expected "
+        f"to have type\n  {want}\nin the application\n  {app}"
+    )
+
+
+def rewrite_failed(pattern: str, target: str, context: str) -> str:
+    return (
+        "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  "
+        f"{pattern}\nin the target expression\n  {target}\n\n{context}\n⊢ {target}"
+    )
+
+
+# ------------------------------------------------------------------ a wrong witness, never given
+
+
+def test_constructor_on_an_exists_leaves_the_witness_open_and_gets_one_that_works() -> None:
+    attempt = "theorem t : ∃ m : Nat, m * 3 = 12 := by\n  constructor"
+    message = "unsolved goals\ncase h\n⊢ ?w * 3 = 12\n\ncase w\n⊢ Nat"
+    text = said(advise(attempt, diag(1, 37, message, K.UNSOLVED_GOALS, end=(2, 13))))
+    assert "`exists 4`" in text and "?w" in text
+    assert "omega" not in text  # `?w * 3 = 12` is no goal to close: the value is missing
+
+
+def test_an_open_witness_with_no_value_found_names_none() -> None:
+    attempt = "theorem t (f : Nat → Nat) : ∃ m : Nat, f m = m := by\n  constructor"
+    message = "unsolved goals\ncase h\nf : Nat → Nat\n⊢ f ?w = ?w\n\ncase w\nf : Nat → Nat\n⊢ Nat"
+    text = said(advise(attempt, diag(1, 50, message, K.UNSOLVED_GOALS, end=(2, 13))))
+    assert "`exists v`" in text and "?w" in text
+
+
+# ------------------------------------------------------------------ names never bound
+
+
+def test_a_fun_pattern_that_drops_both_parts_names_the_half_the_name_spells() -> None:
+    attempt = "theorem t (a b : Prop) : a ∧ b → b := by\n  exact fun ⟨_, _⟩ => hb"
+    d = diag(2, 22, "Unknown identifier `hb`", K.UNKNOWN_IDENTIFIER)
+    text = said(advise(attempt, d))
+    assert "fun ⟨_, hb⟩ => hb" in text and "throws" in text
+    assert "typo" not in text and "intro hb" not in text
+
+
+def test_a_one_part_pattern_on_an_exists_gets_its_proof_part() -> None:
+    attempt = (
+        "theorem t (A B : Nat → Prop) (h : ∀ k, A k → B k) : (∃ k, A k) → ∃ k, B k := by\n"
+        "  rintro ⟨k⟩\n"
+        "  exact ⟨k, h k hk⟩"
+    )
+    d = diag(3, 15, "Unknown identifier `hk`", K.UNKNOWN_IDENTIFIER)
+    feedback = advise(attempt, d)
+    assert feedback.suggestions[0].line == 2
+    assert "rintro ⟨k, hk⟩" in said(feedback)
+
+
+def test_a_hypothesis_named_in_an_obtain_is_offered_for_its_near_spelling() -> None:
+    attempt = (
+        "theorem t (m : ℕ) (h : Odd m) : Odd (m + 4) := by\n"
+        "  obtain ⟨j, hj⟩ := h\n"
+        "  use j + 2\n"
+        "  rw [hi]\n"
+        "  ring"
+    )
+    d = diag(4, 6, "Unknown identifier `hi`", K.UNKNOWN_IDENTIFIER)
+    assert "`rw [hj]`" in said(advise(attempt, d, mathlib=True))
+
+
+# ------------------------------------------------------------------ a premise, a negation
+
+
+def test_a_true_closed_premise_is_passed_by_decide() -> None:
+    attempt = "theorem t (Q : Nat → Prop) (h : ∀ k, 1 < k → Q k) : Q 4 := by\n  exact h 4"
+    message = mismatch("h 4", "1 < 4 → Q 4", "Q 4")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH)))
+    assert "`exact h 4 (by decide)`" in text
+
+
+def test_a_false_premise_gets_no_decision_procedure() -> None:
+    attempt = "theorem t (Q : Nat → Prop) (h : ∀ k, 5 < k → Q k) : Q 4 := by\n  exact h 4"
+    message = mismatch("h 4", "5 < 4 → Q 4", "Q 4")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH)))
+    assert "decide" not in text and "`5 < 4`" in text
+
+
+def test_a_negation_lemma_is_applied_to_the_fact_it_negates() -> None:
+    attempt = "theorem t (y : ℝ) : ¬y < y := by\n  intro hy\n  exact lt_irrefl y"
+    message = mismatch("lt_irrefl y", "¬y < y", "False")
+    text = said(advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact (lt_irrefl y) hy" in text and "function" in text
+    assert "linarith" not in text  # the step is applying the negation, not automation
+
+
+def test_a_negated_hypothesis_is_applied_to_a_proof_built_from_the_facts() -> None:
+    """A guard: the rule above keeps the built proof (`hab ha`), not just a name in scope."""
+    attempt = "theorem t (a b : Prop) (hab : a → b) (hnb : ¬b) : ¬a := by\n  intro ha\n  exact hnb"
+    message = mismatch("hnb", "¬b", "False")
+    text = said(advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH)))
+    assert "exact hnb (hab ha)" in text
+
+
+# ------------------------------------------------------------------ read the hypothesis
+
+
+def test_a_function_not_yet_applied_in_a_hypothesis_is_simplified_first() -> None:
+    attempt = (
+        "theorem t : Function.Injective (fun n : ℕ => 2 * n) := by\n  intro u v huv\n  exact huv"
+    )
+    message = mismatch("huv", "(fun n => 2 * n) u = (fun n => 2 * n) v", "u = v")
+    text = said(advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "simp at huv" in text and "beta" in text
+    assert "funext" not in text and "`ext`" not in text
+
+
+def test_the_order_inside_an_absolute_value_is_abs_sub_comm() -> None:
+    attempt = "theorem t (x y : ℝ) (h : |x - y| ≤ 2) : |y - x| ≤ 2 := by\n  exact h"
+    message = mismatch("h", "|x - y| ≤ 2", "|y - x| ≤ 2")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "rwa [abs_sub_comm]" in text
+    assert "abs_nonneg" not in text
+
+
+def test_a_cast_into_the_reals_is_not_sent_to_omega() -> None:
+    attempt = "theorem t (k : ℕ) (h : 2 < k) : (2 : ℝ) < k := by\n  exact h"
+    message = mismatch("h", "2 < k", "2 < ↑k")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact_mod_cast h" in text and "ℕ to ℝ" in text
+    assert "omega" not in text
+
+
+def test_a_cast_into_the_integers_may_use_omega() -> None:
+    """A guard: omega reads casts from ℕ into ℤ, so there it stays named."""
+    attempt = "theorem t (k : ℕ) (h : 2 < k) : (2 : ℤ) < k := by\n  exact h"
+    message = mismatch("h", "2 < k", "2 < ↑k")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact_mod_cast h" in text and "`omega`" in text and "ℕ to ℤ" in text
+
+
+# ------------------------------------------------------------------ apply whose conclusion is other
+
+
+def test_a_chain_lemma_chosen_by_apply_in_the_wrong_order_is_said_at_the_apply() -> None:
+    attempt = (
+        "theorem t (u v w : ℝ) (hu : u < v) (hv : v ≤ w) : u < w := by\n"
+        "  apply lt_of_le_of_lt\n"
+        "  exact hu\n"
+        "  exact hv"
+    )
+    message = mismatch("hu", "u < v", "u ≤ ?b")
+    feedback = advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH), mathlib=True)
+    assert feedback.suggestions[0].line == 2
+    assert "exact lt_of_lt_of_le hu hv" in said(feedback)
+    assert "le_of_lt hu" not in said(feedback)
+
+
+# ------------------------------------------------------------------ tactics and their goals
+
+
+def test_simp_that_makes_no_progress_is_told_the_hypotheses_that_build_the_goal() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (hb : b) : b ∧ a := by\n  simp"
+    text = said(advise(attempt, diag(2, 2, "`simp` made no progress", K.SIMP_NO_PROGRESS)))
+    assert "exact ⟨hb, ha⟩" in text and ("simp [ha, hb]" in text or "simp [hb, ha]" in text)
+    assert "decide" not in text
+
+
+def test_arithmetic_on_list_lengths_is_reordered_not_inducted() -> None:
+    attempt = (
+        "theorem t (xs ys : List Nat) : (xs ++ ys).length = ys.length + xs.length := by\n"
+        "  rw [List.length_append]"
+    )
+    message = "unsolved goals\nxs ys : List Nat\n⊢ xs.length + ys.length = ys.length + xs.length"
+    text = said(advise(attempt, diag(1, 76, message, K.UNSOLVED_GOALS, end=(2, 25))))
+    assert "Nat.add_comm xs.length ys.length" in text
+    assert "induction" not in text
+
+
+def test_a_commutativity_rewrite_without_arguments_is_explained() -> None:
+    attempt = "theorem t (x y z : Nat) : x * y * z = x * z * y := by\n  rw [Nat.mul_comm]"
+    message = "unsolved goals\nx y z : Nat\n⊢ z * (x * y) = x * z * y"
+    text = said(advise(attempt, diag(1, 50, message, K.UNSOLVED_GOALS, end=(2, 19))))
+    assert "first product it matches" in text and "Nat.mul_comm x y" in text
+    assert "omega" not in text  # products of variables are not linear: omega cannot close it
+
+
+def test_a_rewrite_lemma_side_condition_gets_its_proof_passed() -> None:
+    attempt = "theorem t (y : ℝ) (hy : 0 < y) : |y| = y := by\n  rw [abs_of_nonneg]"
+    message = "unsolved goals\ncase h\ny : ℝ\nhy : 0 < y\n⊢ 0 ≤ y"
+    text = said(advise(attempt, diag(1, 45, message, K.UNSOLVED_GOALS, end=(2, 20)), mathlib=True))
+    assert "rw [abs_of_nonneg hy.le]" in text and "new goal" in text
+
+
+def test_a_side_condition_with_no_proof_in_scope_names_none() -> None:
+    attempt = "theorem t (y : ℝ) : |y| = y := by\n  rw [abs_of_nonneg]"
+    message = "unsolved goals\ncase h\ny : ℝ\n⊢ 0 ≤ y"
+    text = said(advise(attempt, diag(1, 30, message, K.UNSOLVED_GOALS, end=(2, 20)), mathlib=True))
+    assert "side condition" in text and "linarith" not in text and "positivity" not in text
+
+
+def test_the_induction_hypothesis_over_a_range_needs_the_last_term_peeled() -> None:
+    attempt = (
+        "theorem t (m : ℕ) : ∑ i ∈ Finset.range (m + 1), (2 * i + 1) = (m + 1) ^ 2 := by\n"
+        "  induction m with\n"
+        "  | zero => simp\n"
+        "  | succ j ih =>\n"
+        "    rw [ih]\n"
+        "    ring"
+    )
+    target = "∑ i ∈ Finset.range (j + 1 + 1), (2 * i + 1) = (j + 1 + 1) ^ 2"
+    context = "case succ\nj : ℕ\nih : ∑ i ∈ Finset.range (j + 1), (2 * i + 1) = (j + 1) ^ 2"
+    message = rewrite_failed("∑ i ∈ Finset.range (j + 1), (2 * i + 1)", target, context)
+    text = said(advise(attempt, diag(5, 8, message, K.REWRITE_FAILED), mathlib=True))
+    assert "Finset.sum_range_succ" in text
+    assert "omega" not in text and "rw [← ih]" not in text
+
+
+def test_a_rewrite_that_finds_nothing_on_an_identity_of_algebra_gets_ring() -> None:
+    attempt = "theorem t (p q : ℝ) : (p - q) ^ 2 = p ^ 2 - 2 * p * q + q ^ 2 := by\n  rw [mul_sub]"
+    target = "(p - q) ^ 2 = p ^ 2 - 2 * p * q + q ^ 2"
+    message = rewrite_failed("?a * (?b - ?c)", target, "p q : ℝ")
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED), mathlib=True))
+    assert "`ring`" in text and "power" in text
+
+
+def test_a_rewrite_on_a_goal_that_is_no_identity_gets_no_ring() -> None:
+    """A guard: `ring` only where evaluation shows an identity."""
+    attempt = "theorem t (p q : ℝ) : p * q = q * q := by\n  rw [mul_assoc p q q]"
+    message = rewrite_failed("p * q * q", "p * q = q * q", "p q : ℝ")
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED), mathlib=True))
+    assert "`ring`" not in text
+
+
+def test_intro_on_a_set_equality_is_ext() -> None:
+    attempt = "theorem t (A B : Set ℤ) : A ∪ B = B ∪ A := by\n  intro z"
+    message = INTRO_N + "A B : Set ℤ\n⊢ A ∪ B = B ∪ A"
+    text = said(advise(attempt, diag(2, 2, message, K.INTRO_FAILED), mathlib=True))
+    assert "`ext z`" in text and "equality of sets" in text
+    assert "intros" not in text and "constructor" not in text
+
+
+def test_constructor_on_an_absolute_value_bound_rewrites_it_first() -> None:
+    attempt = (
+        "theorem t (y : ℝ) (h1 : -1 < y) (h2 : y < 1) : |y| < 1 := by\n"
+        "  constructor\n  · exact h1\n  · exact h2"
+    )
+    message = NO_INDUCTIVE + "y : ℝ\nh1 : -1 < y\nh2 : y < 1\n⊢ |y| < 1"
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED), mathlib=True))
+    assert "rw [abs_lt]" in text and "-1 < y ∧ y < 1" in text
+    assert "abs_le" not in text
+
+
+# ------------------------------------------------------------------ no wrong tactic named in passing
+
+
+def test_left_on_a_conjunction_does_not_name_right() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (hb : b) : a ∧ b := by\n  left\n  exact ha"
+    message = (
+        "Tactic `left` failed: left tactic works for inductive types with exactly 2 "
+        "constructors\n\na b : Prop\nha : a\nhb : b\n⊢ a ∧ b"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED)))
+    assert "`constructor`" in text and "`right`" not in text
+
+
+def test_the_other_side_of_an_or_does_not_say_constructor() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) : b ∨ a := by\n  exact Or.inl ha"
+    message = app_mismatch("ha", "a", "b", "Or.inl ha")
+    text = said(advise(attempt, diag(2, 15, message, K.TYPE_MISMATCH)))
+    assert "Or.inr ha" in text and "constructor" not in text
+
+
+def test_a_lean3_lambda_is_not_shown_in_its_lean3_spelling() -> None:
+    attempt = "theorem t (P : Nat → Prop) (h : ∀ n, P n) : ∀ n, P n := by\n  exact fun n, h n"
+    message = "unexpected token ','; expected '↦', '=>'"
+    text = said(advise(attempt, diag(2, 13, message, K.SYNTAX)))
+    assert "fun n => h n" in text and "λ" not in text
