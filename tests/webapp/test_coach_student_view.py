@@ -153,3 +153,30 @@ def test_advice_naming_an_agent_tool_is_not_shown(
     assert [s[1] for s in outcome.suggestions] == [
         "Do split the goal with `constructor` and prove each side apart."
     ]
+
+
+def test_suggestions_and_hints_render_their_code_spans(cast: Cast, client: Client) -> None:
+    """Backquoted code in a suggestion (attempt page, review queue) and in an opened hint is
+    shown as code, never as raw backticks; raw HTML in the text stays escaped."""
+    cast.exercise.hints = ["Try `omega` here."]
+    cast.exercise.save(update_fields=["hints"])
+    do_open_hint(cast.student, cast.exercise, 0)
+    attempt = Attempt.objects.create(
+        student=cast.student, exercise=cast.exercise, proof="  simp", status="done", valid=False
+    )
+    Suggestion.objects.create(
+        attempt=attempt, line=1, text="Do use `rfl` on line 2 <b>instead</b>."
+    )
+    client.force_login(cast.student)
+    page = client.get(reverse("attempts:detail", args=[attempt.pk])).content.decode()
+    panel = (
+        page.split('data-lean-result="', 1)[0]
+        + page.split('data-lean-result="', 1)[1].split('">', 1)[1]
+    )
+    assert "Do use <code>rfl</code> on line 2" in panel and "`rfl`" not in panel
+    assert "<b>instead</b>" not in page and "&lt;b&gt;instead&lt;/b&gt;" in page
+    exercise = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
+    assert "Try <code>omega</code> here." in client.get(exercise).content.decode()
+    client.force_login(cast.teacher)
+    queue = client.get(reverse("attempts:review")).content.decode()
+    assert '<span class="who">Coach said:</span> Do use <code>rfl</code>' in queue

@@ -272,9 +272,10 @@ def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
     proofs = context.proofs_of(premise, facts)
     proof = proofs[0] if proofs else None
     if proof is None and evidence.is_closed(premise):
-        domain = evidence.INT if _OTHER_NUMBERS.search(s.statement) else evidence.NAT
+        # `decide` evaluates closed comparisons on ℕ and ℤ (core Lean); ℝ and ℚ need norm_num.
+        domain = evidence.domain_of_text(s.statement)
         if evidence.holds(premise, domain) is True:
-            proof = "(by decide)" if domain == evidence.NAT else "(by norm_num)"
+            proof = "(by decide)" if domain in (evidence.NAT, evidence.INT) else "(by norm_num)"
     term = context.as_argument(p.term) if p.application else p.term
     if proof is None:
         return [

@@ -22,6 +22,12 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_MARKDOWN.render(text))  # noqa: S308 - html disabled above
 
 
+def render_inline_markdown(text: str) -> SafeString:
+    """One paragraph's inline Markdown (`code`, *emphasis*) without the `<p>` around it: a
+    hint or a coach suggestion sits inside a list item or a line of its own."""
+    return mark_safe(_MARKDOWN.renderInline(text))  # noqa: S308 - html disabled above
+
+
 @dataclass
 class Inventory:
     new: list[str]  # unlocked by this exercise
