@@ -65,6 +65,35 @@ def conjunction_half(p: Mismatch, line: int, source: str) -> list[Advice]:
     return []
 
 
+def abs_half(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
+    """`h : |x| < 2` where `x < 2` (or `-2 < x`) is needed: `abs_lt` (`abs_le` for `≤`) states
+    the bound on `|x|` as the two bounds on `x`; the half that is the goal."""
+    if p.application or not mathlib:
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    inside = re.fullmatch(r"\|(.+)\|", has.left.strip())
+    if has.op not in ("<", "≤") or inside is None or want.op != has.op:
+        return []
+    lemma = "abs_lt" if has.op == "<" else "abs_le"
+    value, bound = inside.group(1).strip(), has.right.strip()
+    negated = f"-{bound}" if re.fullmatch(r"[\w.']+", bound) else f"-({bound})"
+    halves = ((".1", negated, value), (".2", value, bound))
+    for projection, left, right in halves:
+        if same(want.left, left) and same(want.right, right):
+            fixed = f"({lemma}.mp {_arg(_as_written(p.term, source))}){projection}"
+            if not evidence.in_library(lemma, mathlib):
+                return []
+            return [
+                (
+                    line,
+                    f"Do write `exact {fixed}` on line {line}: `{lemma}` turns "
+                    f"`{shorten(normal(p.has), 20)}` into `{negated} {has.op} {value} ∧ {value} "
+                    f"{has.op} {bound}`, and that half is the goal.",
+                )
+            ]
+    return []
+
+
 def weaker_relation(p: Mismatch, line: int, types: dict[str, str], mathlib: bool) -> list[Advice]:
     """`h : a < b` where `a ≤ b` (or `a ≠ b`, `b ≠ a`) is needed, `h : a = b` where `a ≤ b` is:
     the lemma that weakens it, for the goal's number type."""

@@ -289,3 +289,17 @@ def test_a_lean3_lambda_is_not_shown_in_its_lean3_spelling() -> None:
     message = "unexpected token ','; expected '↦', '=>'"
     text = said(advise(attempt, diag(2, 13, message, K.SYNTAX)))
     assert "fun n => h n" in text and "λ" not in text
+
+
+def test_a_refine_with_a_hole_for_the_witness_gets_one_that_works() -> None:
+    attempt = "theorem t : ∃ m : Nat, m + m = 8 := by\n  refine ⟨?_, ?_⟩"
+    message = "unsolved goals\ncase refine_1\n⊢ Nat\n\ncase refine_2\n⊢ ?refine_1 + ?refine_1 = 8"
+    text = said(advise(attempt, diag(1, 35, message, K.UNSOLVED_GOALS, end=(2, 17))))
+    assert "`exists 4`" in text and "unfold" not in text
+
+
+def test_a_bound_on_an_absolute_value_gives_its_half_through_abs_lt() -> None:
+    attempt = "theorem t (z : ℝ) (h : |z| < 5) : -5 < z := by\n  exact h"
+    message = mismatch("h", "|z| < 5", "-5 < z")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact (abs_lt.mp h).1" in text

@@ -252,6 +252,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
     for found in (
         after_apply,
         families.conjunction_half(parts, d.line, source),
+        families.abs_half(parts, d.line, source, ctx.mathlib),
         families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
         families.relation_swap(parts, d.line, source, ctx.mathlib),
         families.already_proves(parts, d.line, goal),

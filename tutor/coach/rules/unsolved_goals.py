@@ -80,9 +80,8 @@ def _witness_never_given(ctx: Context, anchor: int, goals: list[Goal]) -> Advice
     holes = {m for g in goals for m in _METAVARIABLE.findall(g.target)}
     open_values = sorted(values & holes)
     code = ctx.text.line(anchor).strip().lstrip("·").strip()
-    if not open_values or not re.fullmatch(
-        r"constructor|apply\s+Exists\.intro|exact\s+⟨_,\s*_⟩", code
-    ):
+    opening = r"constructor|apply\s+Exists\.intro|(?:refine|exact)\s+⟨\s*\??_\s*,.*⟩"
+    if not open_values or not re.fullmatch(opening, code):
         return None
     tactic = "use" if ctx.mathlib else "exists"
     statement_goal = traced_goal(ctx.statement, ctx.text, anchor)
