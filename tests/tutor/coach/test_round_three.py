@@ -303,3 +303,30 @@ def test_a_bound_on_an_absolute_value_gives_its_half_through_abs_lt() -> None:
     message = mismatch("h", "|z| < 5", "-5 < z")
     text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
     assert "exact (abs_lt.mp h).1" in text
+
+
+def test_decide_finding_the_witness_false_in_older_wording_is_a_wrong_witness() -> None:
+    attempt = "theorem t : ∃ k : Nat, k * 4 = 28 := by\n  exact ⟨6, by decide⟩"
+    message = "decide failed, proposition\n  6 * 4 = 28\nis false"
+    text = said(advise(attempt, diag(2, 12, message, K.DECIDE_FAILED)))
+    assert "`exact ⟨7, by decide⟩`" in text and "without variables" not in text
+
+
+def test_a_witness_refined_with_a_hole_per_conjunct_is_read_as_the_witness() -> None:
+    attempt = (
+        "theorem t : ∃ k : ℕ, k + k = 10 ∧ k > 2 := by\n"
+        "  refine ⟨4, ?_, ?_⟩\n  · norm_num\n  · norm_num"
+    )
+    message = "unsolved goals\n⊢ False"
+    feedback = advise(attempt, diag(3, 4, message, K.UNSOLVED_GOALS, end=(3, 12)), mathlib=True)
+    assert feedback.suggestions[0].line == 2
+    assert "`refine ⟨5, ?_, ?_⟩`" in said(feedback)
+
+
+def test_lean3_split_on_a_conjunction_is_constructor_not_a_syntax_error() -> None:
+    attempt = (
+        "theorem t (a b : Prop) (ha : a) (hb : b) : b ∧ a := by\n  split\n  exact hb\n  exact ha"
+    )
+    message = "split failed: consider using `set_option trace.split.failure true`"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED)))
+    assert "`constructor`" in text and "if … then … else" in text and "syntax" not in text

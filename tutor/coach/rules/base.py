@@ -125,6 +125,7 @@ class WitnessStep:
     form: str  # the step with `{}` where the values go: `exists {}`, `refine ⟨{}, ?_⟩`
     conclusion: str  # the statement's ∃
     domain: str
+    written: str = ""  # the student's step as written (`exact ⟨6, by decide⟩`)
 
 
 def witness_step(ctx: Context, before: int) -> WitnessStep | None:
@@ -150,14 +151,25 @@ def witness_step(ctx: Context, before: int) -> WitnessStep | None:
             raw, form = match.group("refined"), "refine ⟨{}, ?_⟩"
         else:
             raw, form = match.group("exact"), "exact ⟨{}, ?_⟩"
-        values = [v.strip() for v in raw.split(",")]
+        # `refine ⟨6, ?_, ?_⟩` leaves the ∃'s property (an ∧) as two holes: only values count.
+        values = [v.strip() for v in raw.split(",") if v.strip() not in ("?_", "_")]
         if len(values) == len(found.names):
-            return WitnessStep(tactic.line, values, form, conclusion, found.domain)
+            written = tactic.text.strip().lstrip("·").strip()
+            return WitnessStep(tactic.line, values, form, conclusion, found.domain, written)
     return None
 
 
 def _with_values(form: str, values: list[str]) -> str:
     return form.format(", ".join(values))
+
+
+def _rewritten(step: WitnessStep, values: list[str]) -> str:
+    """The student's own step with the new values in place of hers (`exact ⟨7, by decide⟩`),
+    when her values appear in it exactly once; else the step's plain form."""
+    old = ", ".join(step.values)
+    if step.written and step.written.count(old) == 1:
+        return step.written.replace(old, ", ".join(values), 1)
+    return _with_values(step.form, values)
 
 
 def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice | None:
@@ -174,11 +186,11 @@ def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice |
     shown = claim if claim and evidence.is_closed(claim) else body
     if evidence.holds(body, domain) is not False:
         return None
-    chosen = _with_values(step.form, step.values)
+    chosen = step.written or _with_values(step.form, step.values)
     good = evidence.witness(step.conclusion, domain)
     prop = shorten(" ".join(shown.split()), 30)
     if good:
-        fixed = _with_values(step.form, good)
+        fixed = _rewritten(step, good)
         return Advice(
             step.line,
             f"Do write `{fixed}` on line {step.line} instead of `{chosen}`: with your witness "

@@ -38,6 +38,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     tactic = _tactic(opening, d.message, ctx.text.line(d.line))
     if tactic == "positivity":
         return _positivity(d, ctx, opening)
+    if tactic == "split":
+        return _split(d, ctx)
     needs = NEEDS.get(tactic)
     if needs is None:
         return other.advise(d, ctx)
@@ -125,6 +127,28 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "
         "parts of `e` (squares, `|x|`, positive numerals, variables with a hypothesis `0 < x`) "
         f"and found no such reason for `{shorten(target, 24)}`.",
+    )
+
+
+def _split(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """Lean 3's `split` on an ∧ or ↔: in Lean 4 `split` splits an `if … then … else` or a
+    `match` in the goal, and `constructor` splits a structure such as ∧ and ↔."""
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene) or _traced(scene)
+    shape = split_target(goal.target).shape if goal else None
+    if shape in (Shape.AND, Shape.IFF):
+        assert goal is not None
+        return one(
+            d.line,
+            f"Do write `constructor` on line {d.line} instead of `split`: in Lean 4 `split` "
+            "only splits an `if … then … else` or a `match` in the goal, and "
+            f"`{shorten(goal.target, 24)}` is split into its two parts with `constructor`.",
+        )
+    return one(
+        d.line,
+        f"Don't use `split` on line {d.line} unless the goal has an `if … then … else` or a "
+        "`match`: that is all it splits in Lean 4 (a structure such as ∧ or ↔ is split with "
+        "`constructor`). Check the goal's shape first.",
     )
 
 
