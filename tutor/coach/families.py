@@ -264,9 +264,25 @@ def _swap(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
     return lambda match: table.get(match.group(1), match.group(1))
 
 
-def already_proves(p: Mismatch, line: int, goal: str | None) -> list[Advice]:
-    """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many."""
-    if not p.application or goal is None or not same(p.has, goal):
+def already_proves(
+    p: Mismatch, line: int, goal: str | None, facts: Sequence[tuple[str, str]] = ()
+) -> list[Advice]:
+    """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many
+    (also `exact h.le` on `x > 0` with `h : 0 < x`: `>` is `<` read backwards)."""
+    if not p.application:
+        used = set(re.findall(r"(?<![\w.'])([\w'₀-₉]+)", p.term))
+        states = [n for n, t in facts if n in used and n != p.term and t and same(t, p.expected)]
+        if len(states) != 1:
+            return []
+        return [
+            (
+                line,
+                f"Do write `exact {states[0]}` on line {line}: `{states[0]}` already states "
+                f"`{shorten(p.expected, 24)}`, and `{shorten(p.term, 20)}` turns it into "
+                f"`{shorten(p.has, 20)}`, which is not the goal.",
+            )
+        ]
+    if goal is None or not same(p.has, goal):
         return []
     head = p.application.split()[0]
     return [

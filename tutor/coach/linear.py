@@ -536,8 +536,11 @@ def square_hints(goal: str, facts: Sequence[str], domain: str) -> list[str] | No
     numbers = sorted(set(re.findall(r"(?<![\w.])\d+(?![\w.])", goal)) - {"0", "2"})[:3]
     candidates = [f"{a} - {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
     candidates += [f"{a} + {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
-    candidates += [f"{a} - {c}" for a in names for c in ["1", *numbers]]
-    for inside in candidates[:8]:
+    # Small constants too: a completed square's constant is half the linear coefficient.
+    constants = list(dict.fromkeys(["1", "2", *numbers]))
+    candidates += [f"{a} - {c}" for a in names for c in constants]
+    candidates += [f"{a} + {c}" for a in names for c in constants]
+    for inside in candidates[:14]:
         if nlinarith_proves(goal, facts, domain, [f"0 ≤ ({inside}) ^ 2"]):
             return [f"sq_nonneg ({inside})"]
     return None

@@ -330,3 +330,29 @@ def test_lean3_split_on_a_conjunction_is_constructor_not_a_syntax_error() -> Non
     message = "split failed: consider using `set_option trace.split.failure true`"
     text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED)))
     assert "`constructor`" in text and "if … then … else" in text and "syntax" not in text
+
+
+def linarith_failed(context: str) -> str:
+    return f"linarith failed to find a contradiction\ncase a\n{context}\n⊢ False failed"
+
+
+def test_linarith_on_a_completed_square_gets_that_square_checked() -> None:
+    attempt = "theorem t (a : ℝ) : 0 ≤ a ^ 2 - 4 * a + 4 := by\n  linarith"
+    message = linarith_failed("a : ℝ\na✝ : 0 > a ^ 2 - 4 * a + 4")
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "sq_nonneg (a - 2)" in text
+    assert "sq_nonneg a]" not in text  # the bare square does not make nlinarith work
+
+
+def test_no_square_is_named_when_none_makes_nlinarith_work() -> None:
+    attempt = "theorem t (z : ℝ) (hz : 0 ≤ z) : 0 < z ^ 3 - z + 1 := by\n  linarith"
+    message = linarith_failed("z : ℝ\nhz : 0 ≤ z\na✝ : 0 ≥ z ^ 3 - z + 1")
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "sq_nonneg" not in text and "nlinarith [" not in text
+
+
+def test_a_weakened_hypothesis_that_already_stated_the_goal_is_used_as_it_is() -> None:
+    attempt = "theorem t (w : ℝ) (hw : 0 < w) : w > 0 := by\n  exact hw.le"
+    message = mismatch("le_of_lt hw", "0 ≤ w", "w > 0")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact hw`" in text and "linarith" not in text
