@@ -356,3 +356,10 @@ def test_a_weakened_hypothesis_that_already_stated_the_goal_is_used_as_it_is() -
     message = mismatch("le_of_lt hw", "0 ≤ w", "w > 0")
     text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
     assert "`exact hw`" in text and "linarith" not in text
+
+
+def test_an_open_nonlinear_goal_gets_only_a_checked_nlinarith() -> None:
+    attempt = "theorem t (u v : ℝ) (h : u * v = 1) : u ^ 2 + v ^ 2 ≥ 2 := by\n  norm_num"
+    message = "unsolved goals\nu v : ℝ\nh : u * v = 1\n⊢ u ^ 2 + v ^ 2 ≥ 2"
+    text = said(advise(attempt, diag(1, 62, message, K.UNSOLVED_GOALS, end=(2, 10)), mathlib=True))
+    assert "nlinarith [sq_nonneg (u - v)]" in text and "sq_nonneg (u + v)" not in text
