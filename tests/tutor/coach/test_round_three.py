@@ -363,3 +363,16 @@ def test_an_open_nonlinear_goal_gets_only_a_checked_nlinarith() -> None:
     message = "unsolved goals\nu v : ℝ\nh : u * v = 1\n⊢ u ^ 2 + v ^ 2 ≥ 2"
     text = said(advise(attempt, diag(1, 62, message, K.UNSOLVED_GOALS, end=(2, 10)), mathlib=True))
     assert "nlinarith [sq_nonneg (u - v)]" in text and "sq_nonneg (u + v)" not in text
+
+
+def test_an_apply_in_older_wording_is_named_from_the_students_line() -> None:
+    attempt = (
+        "theorem t (a b c : Prop) (ha : a) (f : a → b) (g : b → c) : c := by\n  apply f\n  exact ha"
+    )
+    message = (
+        "tactic 'apply' failed to unify\n  b\nwith\n  c\n"
+        "a b c : Prop\nha : a\nf : a → b\ng : b → c\n⊢ c"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED)))
+    assert "the conclusion of `f` is `b`" in text and "apply g" in text
+    assert "the term" not in text

@@ -142,6 +142,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     unify = _UNIFY.search(d.message + "\n")
     if unify and goal is not None:
         applied = (unify.group("fn") or "").strip().lstrip("@")
+        if not applied:  # older Lean ("failed to unify") does not name it: the student's line
+            written = re.match(
+                r"(?:·\s*)?(?:apply|exact|refine)\s+@?([\w.'₀-₉]+)",
+                ctx.text.line(line).strip(),
+            )
+            applied = written.group(1) if written else ""
         conclusion = " ".join(unify.group("conclusion").split())
         facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
         relative = families.relative_for_goal(applied, conclusion, goal.target, ctx.mathlib)
