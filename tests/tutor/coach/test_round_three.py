@@ -376,3 +376,13 @@ def test_an_apply_in_older_wording_is_named_from_the_students_line() -> None:
     text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED)))
     assert "the conclusion of `f` is `b`" in text and "apply g" in text
     assert "the term" not in text
+
+
+def test_an_alternative_named_with_its_namespace_is_read_without_the_closing_quote() -> None:
+    attempt = (
+        "theorem t (m : Nat) : m = 0 ∨ 0 < m := by\n  cases m with\n"
+        "  | Nat.zero => exact Or.inl rfl\n  | succ j => exact Or.inr (Nat.succ_pos j)"
+    )
+    message = "Invalid alternative name 'Nat.zero': Expected 'zero' or 'succ'"
+    text = said(advise(attempt, diag(3, 2, message, K.CASES_ERROR)))
+    assert "`| zero =>`" in text and "Nat.zero'" not in text
