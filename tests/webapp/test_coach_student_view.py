@@ -180,3 +180,38 @@ def test_suggestions_and_hints_render_their_code_spans(cast: Cast, client: Clien
     client.force_login(cast.teacher)
     queue = client.get(reverse("attempts:review")).content.decode()
     assert '<span class="who">Coach said:</span> Do use <code>rfl</code>' in queue
+
+
+def test_a_core_course_is_shown_no_mathlib_advice_from_any_coach(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model coach may name Mathlib or its tactics; in a course without Mathlib that advice
+    is not shown (unless the student's own attempt already uses the name); with Mathlib it is."""
+    from tutor.coach import Feedback
+    from tutor.coach import Suggestion as Said
+
+    class MathlibCoach:
+        source = "llm"
+
+        def advise(self, *args: object, **kwargs: object) -> Feedback:
+            return Feedback(
+                [
+                    Said(2, "Do close the goal with `linarith` after the split on line 2."),
+                    Said(2, "Do look up the lemma in Mathlib before you use it on line 2."),
+                    Said(2, "Do split the goal with `constructor` and prove each side apart."),
+                ],
+                source="llm",
+            )
+
+    monkeypatch.setattr(checking, "coach_factory", lambda source: MathlibCoach())
+    core = _sorry_outcome(cast)
+    assert [s[1] for s in core.suggestions] == [
+        "Do split the goal with `constructor` and prove each side apart."
+    ]
+    result = CheckResult(valid=False, diagnostics=[SORRY])
+    with_mathlib = checking.ask_coach(STATEMENT, "  sorry", "import Mathlib\n", result, "")
+    assert len(with_mathlib.suggestions) == 3
+    uses_it = checking.ask_coach(STATEMENT, "  linarith", "", result, "")
+    assert "Do close the goal with `linarith` after the split on line 2." in [
+        s[1] for s in uses_it.suggestions
+    ]

@@ -8,6 +8,7 @@ reach for. Distance: Damerau-Levenshtein on lower-cased names, so Lean 3 spellin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -246,6 +247,18 @@ MATHLIB_TACTICS = frozenset(
         "polyrith",
     ]
 )
+
+
+def mathlib_names_in(text: str, allowed: str = "") -> set[str]:
+    """The Mathlib-only tactics and lemmas a suggestion names in its code spans, or `Mathlib`
+    itself, leaving out those in `allowed` (the student's own attempt, which already uses
+    them): advice a course without Mathlib must not show."""
+    only = (set(MATHLIB_LEMMAS) | set(MATHLIB_TACTICS)) - set(CORE_LEMMAS)
+    code = " ".join(re.findall(r"`([^`]+)`", text))
+    named = set(re.findall(r"[\w.']+", code)) & only
+    if re.search(r"\bMathlib\b", text):
+        named.add("Mathlib")
+    return {n for n in named if not re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", allowed)}
 
 
 @dataclass(frozen=True)
