@@ -260,6 +260,44 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
     ]
 
 
+def result_relation_swap(
+    p: Mismatch, line: int, source: str, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`abs_le.mpr ⟨h1, h2⟩ : |x| ≤ 1` where `|x| < 1` is needed: the lemma concludes the
+    other relation of its family (`≤` for `<`); the member that concludes the goal's, when
+    the facts the term uses are of that relation too (a strict member needs strict facts)."""
+    if p.application:
+        return []
+    has, want = normal(p.has), normal(p.expected)
+    swapped = has.replace("≤", "\x00").replace("<", "≤").replace("\x00", "<")
+    if has == want or swapped != want:
+        return []
+    wanted_op = "<" if "<" in want else "≤"
+    # Lean may print the arguments as `?a`: the student's line says which facts they are.
+    used = set(re.findall(r"(?<![\w.'])([\w'₀-₉]+)", p.term + " " + source))
+    for name, typ in facts:
+        op = split_target(normal(typ)).op
+        if name in used and op in ("<", "≤") and op != wanted_op:
+            return []
+    head = p.term.split()[0]
+    base = re.sub(r"\.(mp|mpr|1|2)$", "", head)
+    table = {v: k for k, v in _WEAKER.items()} if "≤" in has else _WEAKER
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), base)
+    if other == base or not evidence.in_library(other, mathlib):
+        return []
+    fixed = re.sub(rf"(?<![\w.]){re.escape(base)}(?=[.\s)]|$)", other, source.strip(), count=1)
+    if fixed == source.strip():
+        return []
+    return [
+        (
+            line,
+            f"Do write `{fixed}` on line {line}: `{base}` concludes a "
+            f"`{'≤' if '≤' in has else '<'}` (`{shorten(has, 16)}`), and `{other}` is the lemma "
+            "of its family that concludes the goal's relation.",
+        )
+    ]
+
+
 def _swap(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
     return lambda match: table.get(match.group(1), match.group(1))
 

@@ -143,6 +143,7 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _missing_argument,
         _premise_left,
         _negation_to_false,
+        _false_fact,
         _beta_redex,
         _abs_sub_order,
         _iff_direction,
@@ -321,6 +322,24 @@ def _negation_to_false(p: Mismatch, s: Scene) -> list[Advice]:
             f"Do write `exact {fixed}` on line {s.line}: `{shorten(p.term, 20)}` proves "
             f"`¬{shorten(negated, 20)}`, a function from `{shorten(negated, 20)}` to `False`; "
             f"apply it to `{shorten(names[0], 16)}` to get `False`.",
+        )
+    ]
+
+
+def _false_fact(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : 2 = 3` where `False` is needed (after `intro h` on `2 ≠ 3`): `h` is not `False`
+    itself, but a claim evaluation shows false; `absurd h (by decide)` turns it into any goal."""
+    if _strip_parens(p.expected) != "False" or not evidence.is_closed(p.has):
+        return []
+    domain = evidence.domain_of_text(s.statement)
+    if domain not in (evidence.NAT, evidence.INT) or evidence.holds(p.has, domain) is not False:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact absurd {context.as_argument(p.term)} (by decide)` on line {s.line}: "
+            f"`{shorten(p.term, 16)}` states `{shorten(p.has, 20)}`, which is false, not `False` "
+            "itself; `decide` proves its negation and `absurd` turns the two into the goal.",
         )
     ]
 

@@ -386,3 +386,54 @@ def test_an_alternative_named_with_its_namespace_is_read_without_the_closing_quo
     message = "Invalid alternative name 'Nat.zero': Expected 'zero' or 'succ'"
     text = said(advise(attempt, diag(3, 2, message, K.CASES_ERROR)))
     assert "`| zero =>`" in text and "Nat.zero'" not in text
+
+
+def test_a_match_alternative_that_drops_a_part_binds_it_there() -> None:
+    attempt = (
+        "theorem t (Q : Nat → Prop) (h : ∃ m, Q m ∧ m < 9) : ∃ m, Q m := by\n"
+        "  match h with\n"
+        "  | ⟨j, _⟩ => exact ⟨j, hj.1⟩"
+    )
+    d = diag(3, 23, "Unknown identifier `hj`", K.UNKNOWN_IDENTIFIER)
+    text = said(advise(attempt, d))
+    assert "`| ⟨j, hj⟩ => exact ⟨j, hj.1⟩`" in text
+    assert "`h`" not in text  # `h` is the ∃ itself: no spelling fix
+
+
+def test_a_name_used_after_an_anonymous_have_names_the_have() -> None:
+    attempt = (
+        "theorem t (m k : Nat) (h : m < k) : m ≤ k := by\n"
+        "  have : m ≤ k := Nat.le_of_lt h\n"
+        "  exact h1"
+    )
+    d = diag(3, 8, "Unknown identifier `h1`", K.UNKNOWN_IDENTIFIER)
+    feedback = advise(attempt, d)
+    assert feedback.suggestions[0].line == 2
+    assert "have h1 : m ≤ k" in said(feedback) and "`this`" in said(feedback)
+    assert "`exact h`" not in said(feedback)  # `h : m < k` is not the goal
+
+
+def test_a_false_closed_equation_where_false_is_needed_goes_through_absurd() -> None:
+    attempt = "theorem t : (4 : Nat) ≠ 7 := by\n  intro h\n  exact h"
+    message = mismatch("h", "4 = 7", "False")
+    text = said(advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH)))
+    assert "exact absurd h (by decide)" in text
+
+
+def test_a_lemma_concluding_the_other_relation_of_its_family_is_swapped() -> None:
+    attempt = (
+        "theorem t (y : ℝ) (h1 : -2 < y) (h2 : y < 2) : |y| < 2 := by\n  exact abs_le.mpr ⟨h1, h2⟩"
+    )
+    message = mismatch("abs_le.mpr ⟨?a, ?b⟩", "|y| ≤ 2", "|y| < 2")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact abs_lt.mpr ⟨h1, h2⟩" in text
+
+
+def test_no_family_swap_when_the_facts_are_of_the_other_relation() -> None:
+    """A guard: `abs_lt` would need strict facts, and these are `≤`."""
+    attempt = (
+        "theorem t (y : ℝ) (h1 : -2 ≤ y) (h2 : y ≤ 2) : |y| < 2 := by\n  exact abs_le.mpr ⟨h1, h2⟩"
+    )
+    message = mismatch("abs_le.mpr ⟨?a, ?b⟩", "|y| ≤ 2", "|y| < 2")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "abs_lt.mpr ⟨h1, h2⟩" not in text

@@ -255,6 +255,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         families.abs_half(parts, d.line, source, ctx.mathlib),
         families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
         families.relation_swap(parts, d.line, source, ctx.mathlib),
+        families.result_relation_swap(parts, d.line, source, facts, ctx.mathlib),
         families.already_proves(parts, d.line, goal, facts),
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),

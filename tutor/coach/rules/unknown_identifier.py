@@ -101,6 +101,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     premise = _premise_not_introduced(ctx, name, line)
     if premise is not None:
         return [premise]
+    anonymous = _anonymous_have(ctx, name, line)
+    if anonymous is not None:
+        return [anonymous]
     lean4 = _lean3_namespace(name)
     if lean4 is not None:
         return [
@@ -281,10 +284,12 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
         if re.match(r"^(theorem|lemma|example)\b", code):
             break
         if not re.match(
-            r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b", code
+            r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b|^\|\s*⟨", code
         ) and not re.search(r"\bfun\s*⟨", code):
             continue
-        groups = _ANONYMOUS.findall(code)
+        # A `match` alternative: only its pattern (before `=>`) names anything.
+        pattern = code.split("=>", 1)[0].strip() if code.startswith("|") else code
+        groups = _ANONYMOUS.findall(pattern)
         holes = [g for g in groups if "_" in [p.strip() for p in g.split(",")]]
         if len(holes) == 1:
             parts = [p.strip() for p in holes[0].split(",")]
@@ -302,12 +307,39 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
     return None
 
 
+def _anonymous_have(ctx: Context, name: str, line: int) -> Advice | None:
+    """`have : a ≤ b := …` then `exact h2`: a `have` without a name calls its fact `this`, so
+    the name the student uses was never given; name the fact where it is made."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        if re.match(r"^(?:·\s*)?have\s*:", code):
+            fixed = re.sub(r"\bhave\s*:", f"have {name} :", code, count=1)
+            shown = f"`{fixed}`" if len(fixed) <= 40 else f"`have {name} : …`"
+            return Advice(
+                number,
+                f"Do name the fact on line {number}: write {shown}. A `have` without a name "
+                f"calls its fact `this`, so `{name}` is never bound and is unknown on line "
+                f"{line} (or write `this` there).",
+            )
+    return None
+
+
 def _destructured(ctx: Context, number: int, code: str) -> str | None:
     """The type a `⟨…⟩` pattern on line `number` takes apart: the fact after `:=` of an
     `obtain`/`rcases`, else (for `intro`, `rintro`, `fun`) the premise of the goal there."""
     taken = re.search(r":=\s*([\w'₀-₉]+)\s*$", code) or re.match(
         r"^(?:·\s*)?(?:rcases|cases)\s+([\w'₀-₉]+)\s+with\b", code
     )
+    if code.startswith("|"):  # a `match h with` alternative takes `h` apart
+        for above in range(number - 1, 0, -1):
+            matched = re.match(r"^\s*(?:·\s*)?match\s+([\w'₀-₉]+)\s+with\b", ctx.text.line(above))
+            if matched:
+                taken = matched
+                break
     if taken:
         return dict(facts_in_scope(ctx.statement, ctx.text, number)).get(taken.group(1))
     goal = traced_goal(ctx.statement, ctx.text, number)
