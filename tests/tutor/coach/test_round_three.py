@@ -9,6 +9,17 @@ from __future__ import annotations
 
 from tests.tutor.coach.helpers import K, diag
 from tests.tutor.coach.test_general_rules import INTRO_N, NO_INDUCTIVE, advise, said
+from tutor.coach import Feedback
+from tutor.coach.compiler import CompilerCoach, CompilerCoachConfig
+
+
+def advise_with_def(attempt: str, *diagnostics) -> Feedback:
+    """The core coach on an attempt that starts with the exercise's `def`: the statement is
+    the theorem's line, not the file's first line."""
+    statement = next(line for line in attempt.split("\n") if line.startswith("theorem"))
+    return CompilerCoach(CompilerCoachConfig(mathlib=False)).advise(
+        statement, attempt, list(diagnostics)
+    )
 
 
 def mismatch(term: str, has: str, want: str) -> str:
@@ -437,3 +448,14 @@ def test_no_family_swap_when_the_facts_are_of_the_other_relation() -> None:
     message = mismatch("abs_le.mpr ⟨?a, ?b⟩", "|y| ≤ 2", "|y| < 2")
     text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
     assert "abs_lt.mpr ⟨h1, h2⟩" not in text
+
+
+def test_a_definition_unfolded_in_the_goal_only_is_unfolded_in_the_hypothesis_too() -> None:
+    attempt = (
+        "def g (k : Nat) : Nat := 2 * k\n\n"
+        "theorem t (k : Nat) (hk : g k = 10) : k = 5 := by\n  simp [g]"
+    )
+    message = "unsolved goals\nk : Nat\nhk : g k = 10\n⊢ k = 5"
+    feedback = advise_with_def(attempt, diag(4, 2, message, K.UNSOLVED_GOALS, end=(4, 10)))
+    assert "simp [g] at hk ⊢" in said(feedback)
+    assert "omega would fail" not in said(feedback)

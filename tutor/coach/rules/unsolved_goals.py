@@ -18,6 +18,7 @@ from tutor.coach.rules.base import (
     Advice,
     Context,
     case_phrase,
+    definitions,
     goals_of,
     impossible_case,
     refuted_claim,
@@ -36,7 +37,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         refuted = refuted_claim(ctx, anchor, goal.target)
         if refuted:
             return refuted
-    for rule in (_witness_never_given, _side_condition_left, _bare_commutativity):
+    for rule in (
+        _witness_never_given,
+        _side_condition_left,
+        _bare_commutativity,
+        _unfolded_in_goal_only,
+    ):
         found = rule(ctx, anchor, goals)
         if found:
             return [found]
@@ -67,6 +73,44 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         )
     return advice
+
+
+def _unfolded_in_goal_only(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`simp [f]` (or `unfold f`) unfolded the exercise's `def` in the goal only, while a
+    hypothesis the goal needs still mentions `f`: unfold it there too (`at h ⊢`)."""
+    code = ctx.text.line(anchor).split("--", 1)[0].strip().lstrip("·").strip()
+    if " at " in code:
+        return None
+    step = re.match(r"(simp|simp only|unfold|rw|dsimp)\s*\[?([^\]]*)\]?\s*$", code)
+    if step is None:
+        return None
+    listed = set(re.findall(r"[\w'.₀-₉]+", step.group(2)))
+    unfolded = [d for d in definitions(ctx) if d in listed]
+    goal = goals[0]
+    mention = r"(?<![\w.']){}(?![\w'])"
+    hiding = [
+        (n, d)
+        for n, t in goal.named_facts()
+        for d in unfolded
+        if "✝" not in n
+        and re.search(mention.format(re.escape(d)), t)
+        and not re.search(mention.format(re.escape(d)), goal.target)
+    ]
+    if not hiding:
+        return None
+    name, defined = hiding[0]
+    head = (
+        "unfold" if step.group(1) == "unfold" else "simp only" if "only" in code else step.group(1)
+    )
+    fixed = (
+        f"{head} {defined} at {name} ⊢" if head == "unfold" else f"{head} [{defined}] at {name} ⊢"
+    )
+    return Advice(
+        anchor,
+        f"Do unfold `{defined}` in `{name}` too: write `{fixed}` on line {anchor}. Without "
+        f"`at` it works on the goal only, and the fact the goal `{shorten(goal.target, 20)}` "
+        f"needs is still hidden inside `{name}`.",
+    )
 
 
 _METAVARIABLE = re.compile(r"\?([\w.]+)")
