@@ -459,3 +459,17 @@ def test_a_definition_unfolded_in_the_goal_only_is_unfolded_in_the_hypothesis_to
     feedback = advise_with_def(attempt, diag(4, 2, message, K.UNSOLVED_GOALS, end=(4, 10)))
     assert "simp [g] at hk ⊢" in said(feedback)
     assert "omega would fail" not in said(feedback)
+
+
+def test_use_on_an_exists_in_disguise_gets_the_value_that_makes_the_goal_true() -> None:
+    attempt = "theorem t : Even (14 : ℕ) := by\n  use 6"
+    message = "unsolved goals\ncase h\n⊢ 14 = 6 + 6"
+    text = said(advise(attempt, diag(1, 32, message, K.UNSOLVED_GOALS, end=(2, 7)), mathlib=True))
+    assert "`use 7`" in text and "norm_num" not in text
+
+
+def test_use_on_a_divisibility_reads_which_numeral_is_the_witness() -> None:
+    attempt = "theorem t : (5 : ℤ) ∣ 20 := by\n  use 5"
+    message = "unsolved goals\ncase h\n⊢ 20 = 5 * 5"
+    text = said(advise(attempt, diag(1, 28, message, K.UNSOLVED_GOALS, end=(2, 7)), mathlib=True))
+    assert "`use 4`" in text

@@ -214,10 +214,53 @@ def refuted_claim(ctx: Context, line: int, target: str) -> list[Advice] | None:
     domain = step.domain if step else evidence.domain_of_text(ctx.statement + "\n" + target)
     if not evidence.refuted(target, domain):
         return None
-    found = wrong_witness(ctx, line, target)
+    found = wrong_witness(ctx, line, target) or _witness_in_goal(ctx, line, target, domain)
     if found:
         return [found]
     return [false_claim_advice(line, _false_because(target, domain))]
+
+
+def _witness_in_goal(ctx: Context, line: int, target: str, domain: str) -> Advice | None:
+    """`use 4` on `Even 10` (an ∃ in disguise: `10 = r + r`) leaves `10 = 4 + 4`: the value
+    chosen on the `use`/`exists` line is in the false goal; the value that makes it true,
+    found by evaluation, is the fix, said at that line."""
+    for number in range(line, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        chosen = re.fullmatch(r"(use|exists)\s+(-?\d+)", code)
+        if chosen is None:
+            continue
+        value = chosen.group(2)
+        pattern = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
+        if value.startswith("-"):
+            pattern = rf"\(?{re.escape(value)}\)?"
+        if not re.search(pattern, target):
+            return None
+        typ = {evidence.NAT: "ℕ", evidence.INT: "ℤ"}.get(domain, "ℝ")
+        # Every occurrence is the witness, or (`12 = 3 * 3` after `use 3` on `3 ∣ 12`) one of
+        # them is: a value counts only when every reading that has one agrees on it.
+        spots = list(re.finditer(pattern, target))
+        readings = [re.sub(pattern, "w", target)] + [
+            target[: m.start()] + "w" + target[m.end() :] for m in spots if len(spots) > 1
+        ]
+        answers = set()
+        for template in readings:
+            good = evidence.witness(f"∃ w : {typ}, {template}", domain)
+            if good:
+                answers.add(good[0])
+            if good and template == readings[0]:
+                break
+        if len(answers) != 1 or value in answers:
+            return None
+        good = sorted(answers)
+        return Advice(
+            number,
+            f"Do write `{chosen.group(1)} {good[0]}` on line {number} instead of `{code}`: with "
+            f"{value} the goal becomes `{shorten(' '.join(target.split()), 24)}`, which is "
+            f"false, so no tactic can finish the proof; {good[0]} makes it true.",
+        )
+    return None
 
 
 _DOMAIN_NAMES = {evidence.NAT: "ℕ", evidence.INT: "ℤ", evidence.REAL: "ℝ"}
