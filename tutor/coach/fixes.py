@@ -145,6 +145,9 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _negation_to_false,
         _false_fact,
         _beta_redex,
+        _implicit_value,
+        _lemma_at_other_value,
+        _other_side_lemma,
         _abs_sub_order,
         _iff_direction,
         _cast_mismatch,
@@ -340,6 +343,92 @@ def _false_fact(p: Mismatch, s: Scene) -> list[Advice]:
             f"Do write `exact absurd {context.as_argument(p.term)} (by decide)` on line {s.line}: "
             f"`{shorten(p.term, 16)}` states `{shorten(p.has, 20)}`, which is false, not `False` "
             "itself; `decide` proves its negation and `absurd` turns the two into the goal.",
+        )
+    ]
+
+
+def _implicit_value(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h x hx` with `h : s ⊆ t`: a value (`x : ℕ`) given where a proof (`x ∈ s`) is expected,
+    and the proof follows it on the line: the value is implicit (Lean reads it off the proof),
+    so it goes."""
+    if not p.application or not _is_value_type(p.has) or _is_value_type(p.expected):
+        return []
+    proofs = [t for t in context.proofs_of(p.expected, s.facts()) if t != p.term]
+    source = " ".join(s.source().split())
+    if not proofs:
+        return []
+    gap = re.search(
+        rf"(?<![\w.']){re.escape(p.term)}\s+{re.escape(context.as_argument(proofs[0]))}(?![\w'])",
+        source,
+    )
+    if gap is None:
+        return []
+    fixed = source[: gap.start()] + source[gap.start() + len(p.term) :].lstrip()
+    return [
+        (
+            s.line,
+            f"Do write `{fixed}` on line {s.line}: `{p.term}` is a value, and this position "
+            f"wants the proof `{shorten(p.expected, 20)}`; the value is implicit there (Lean "
+            f"reads it off `{shorten(proofs[0], 12)}`), so leave it out.",
+        )
+    ]
+
+
+def _lemma_at_other_value(p: Mismatch, s: Scene) -> list[Advice]:
+    """`sq_nonneg a : 0 ≤ a ^ 2` where `0 ≤ (a - b) ^ 2` is needed: the lemma's statement is
+    right, at another value; the value read off the goal by matching the two."""
+    match = re.fullmatch(r"([\w.']+)\s+([\w'₀-₉]+)", " ".join(p.term.split()))
+    if p.application or match is None or "?" in p.has:
+        return []
+    head, value = match.groups()
+    has, want = _norm(p.has), _norm(p.expected)
+    pieces = re.split(rf"(?<![\w.']){re.escape(value)}(?![\w'])", has)
+    if len(pieces) < 2:
+        return []
+    pattern = r"(?P<v>\(.+\)|[\w'₀-₉.]+)".join(re.escape(x) for x in pieces[:2])
+    for piece in pieces[2:]:
+        pattern += r"(?P=v)" + re.escape(piece)
+    found = re.fullmatch(pattern, want)
+    if found is None or found.group("v") == value:
+        return []
+    other = found.group("v")
+    fixed = f"{head} {context.as_argument(other.strip('()'))}"
+    step = f"exact {fixed}" if s.source() == f"exact {p.term}" else f"`{fixed}`"
+    return [
+        (
+            s.line,
+            f"Do write `{step}` on line {s.line}: `{head}` states the right fact, but at "
+            f"`{value}`; the goal `{shorten(p.expected, 24)}` is it at `{shorten(other, 16)}`.",
+        )
+    ]
+
+
+def _other_side_lemma(p: Mismatch, s: Scene) -> list[Advice]:
+    """`le_max_right a b : b ≤ max a b` where `a ≤ max a b` is needed: the lemma's twin for
+    the other argument (`_left` for `_right`), when it exists and the goal is about that one."""
+    match = re.fullmatch(r"([\w.']+_(left|right))\s+(\S+)\s+(\S+)", " ".join(p.term.split()))
+    if p.application or match is None:
+        return []
+    head, side, a, b = match.groups()
+    other = head[: -len(side)] + ("right" if side == "left" else "left")
+    if not (evidence.in_library(other, True) and _OTHER_NUMBERS.search(s.statement)) and not (
+        evidence.in_library(other, False)
+    ):
+        return []
+    has, want = split_target(_norm(p.has)), split_target(_norm(p.expected))
+    if has.op != want.op or not has.op:
+        return []
+    mine, theirs = (a, b) if side == "right" else (b, a)
+    swapped_left = context.same(has.right, want.right) and {has.left, want.left} == {a, b}
+    swapped_right = context.same(has.left, want.left) and {has.right, want.right} == {a, b}
+    if not (swapped_left or swapped_right) or mine == theirs:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact {other} {a} {b}` on line {s.line}: `{head}` gives the fact about "
+            f"its {side} argument, and the goal `{shorten(p.expected, 24)}` is about the other, "
+            f"which `{other}` gives.",
         )
     ]
 

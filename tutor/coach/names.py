@@ -125,6 +125,16 @@ CORE_LEMMAS = [
 
 # Mathlib lemma names that exist under these spellings (for attempts that import Mathlib).
 MATHLIB_LEMMAS = [
+    # max / min (Mathlib/Order/Lattice.lean, Order/MinMax.lean) and division by a nonzero
+    "max_le",
+    "max_lt",
+    "le_min",
+    "lt_min",
+    "le_max_left",
+    "le_max_right",
+    "min_le_left",
+    "min_le_right",
+    "div_self",
     "sq_nonneg",
     "mul_pos",
     "mul_nonneg",

@@ -473,3 +473,68 @@ def test_use_on_a_divisibility_reads_which_numeral_is_the_witness() -> None:
     message = "unsolved goals\ncase h\n⊢ 20 = 5 * 5"
     text = said(advise(attempt, diag(1, 28, message, K.UNSOLVED_GOALS, end=(2, 7)), mathlib=True))
     assert "`use 4`" in text
+
+
+def test_constructor_on_a_max_bound_is_max_le_with_the_facts() -> None:
+    attempt = "theorem t (p q r : ℝ) (hp : p ≤ r) (hq : q ≤ r) : max p q ≤ r := by\n  constructor"
+    message = NO_INDUCTIVE + "p q r : ℝ\nhp : p ≤ r\nhq : q ≤ r\n⊢ max p q ≤ r"
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED), mathlib=True))
+    assert "exact max_le hp hq" in text
+
+
+def test_constructor_on_a_min_lower_bound_is_le_min() -> None:
+    attempt = "theorem t (p q r : ℝ) : r ≤ min p q := by\n  constructor"
+    message = NO_INDUCTIVE + "p q r : ℝ\n⊢ r ≤ min p q"
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED), mathlib=True))
+    assert "apply le_min" in text
+
+
+def test_the_twin_lemma_for_the_other_argument() -> None:
+    attempt = "theorem t (u v : ℝ) : v ≤ max u v := by\n  exact le_max_left u v"
+    message = mismatch("le_max_left u v", "u ≤ max u v", "v ≤ max u v")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact le_max_right u v" in text
+
+
+def test_a_lemma_stated_at_another_value_gets_the_goals_value() -> None:
+    attempt = "theorem t (m n : ℝ) : 0 ≤ (m + n) ^ 2 := by\n  exact sq_nonneg n"
+    message = mismatch("sq_nonneg n", "0 ≤ n ^ 2", "0 ≤ (m + n) ^ 2")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "exact sq_nonneg (m + n)" in text
+
+
+def test_an_element_given_to_a_subset_is_left_implicit() -> None:
+    attempt = (
+        "theorem t (A B : Set ℤ) (hAB : A ⊆ B) (z : ℤ) (hz : z ∈ A) : z ∈ B := by\n  exact hAB z hz"
+    )
+    message = app_mismatch("z", "ℤ", "z ∈ A", "hAB z")
+    text = said(advise(attempt, diag(2, 12, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact hAB hz`" in text and "hAB hz z" not in text
+
+
+def test_ring_on_natural_division_says_division_rounds_down() -> None:
+    attempt = "theorem t (m : ℕ) : m * (m + 1) / 2 + (m + 1) = (m + 1) * (m + 2) / 2 := by\n  ring"
+    message = "ring failed, ring_nf subsidiary goal"
+    goal = "m : ℕ\n⊢ m * (m + 1) / 2 + (m + 1) = (m + 1) * (m + 2) / 2"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED, goal=goal), mathlib=True))
+    assert "rounds down" in text and "multiply it out" in text
+
+
+def test_a_denominator_known_nonzero_is_div_self_or_field_simp() -> None:
+    attempt = "theorem t (y : ℝ) (hy : y ≠ 0) : y / y = 1 := by\n  simp"
+    text = said(
+        advise(attempt, diag(2, 2, "simp made no progress", K.SIMP_NO_PROGRESS), mathlib=True)
+    )
+    assert "exact div_self hy" in text
+    attempt = "theorem t (y : ℝ) (hy : y ≠ 0) : 2 * y / y = 2 := by\n  simp"
+    text = said(
+        advise(attempt, diag(2, 2, "simp made no progress", K.SIMP_NO_PROGRESS), mathlib=True)
+    )
+    assert "`field_simp`" in text
+
+
+def test_a_goal_of_cast_numerals_is_evaluated_by_norm_num() -> None:
+    attempt = "theorem t (k : ℕ) (hk : k = 5) : (k : ℝ) * 2 = 10 := by\n  rw [hk]"
+    message = "unsolved goals\nk : ℕ\nhk : k = 5\n⊢ ↑5 * 2 = 10"
+    text = said(advise(attempt, diag(1, 50, message, K.UNSOLVED_GOALS, end=(2, 9)), mathlib=True))
+    assert "`norm_num`" in text and "↑5" in text

@@ -49,6 +49,9 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     if goals and shape in (Shape.NOT, Shape.NE):
         return [_negation_by_intro(d, ctx, goals[0])]
+    extreme = _max_min_bound(d, ctx, goals[0]) if goals and ctx.mathlib else None
+    if extreme is not None:
+        return [extreme]
     bound = _abs_bound(goals[0].target) if goals and ctx.mathlib else None
     if bound is not None:
         lemma, split = bound
@@ -68,6 +71,49 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
         "∧ or ↔. Check its shape and pick a tactic that fits it.",
     )
+
+
+# `max a b ≤ c` is two bounds (`max_le`), as `c ≤ min a b` is (`le_min`): Mathlib's names.
+_EXTREMES = {
+    ("max", "≤", "left"): "max_le",
+    ("max", "<", "left"): "max_lt",
+    ("min", "≤", "right"): "le_min",
+    ("min", "<", "right"): "lt_min",
+}
+
+
+def _max_min_bound(d: Diagnostic, ctx: Context, goal: Goal) -> Advice | None:
+    """`constructor` on `max a b ≤ c`: not a conjunction, but `max_le` takes the two bounds
+    (`le_min` for `c ≤ min a b`); the whole step when the facts are in scope."""
+    split = split_target(goal.target)
+    for side, inner, other in (
+        ("left", split.left, split.right),
+        ("right", split.right, split.left),
+    ):
+        found = re.fullmatch(r"(max|min)\s+(\S+)\s+(\S+)", inner.strip())
+        lemma = _EXTREMES.get((found.group(1), split.op, side)) if found else None
+        if found is None or lemma is None or not evidence.in_library(lemma, ctx.mathlib):
+            continue
+        a, b = found.group(2), found.group(3)
+        bounds = (
+            [f"{a} {split.op} {other}", f"{b} {split.op} {other}"]
+            if side == "left"
+            else [f"{other} {split.op} {a}", f"{other} {split.op} {b}"]
+        )
+        facts = scene_at(d, ctx).facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        proofs = [proofs_of(bound, facts) for bound in bounds]
+        step = (
+            f"exact {lemma} {as_argument(proofs[0][0])} {as_argument(proofs[1][0])}"
+            if all(proofs)
+            else f"apply {lemma}"
+        )
+        return Advice(
+            d.line,
+            f"Do write `{step}` on line {d.line} instead of `constructor`: "
+            f"`{shorten(goal.target, 20)}` is not a conjunction, but `{lemma}` proves it from "
+            f"the two bounds `{shorten(bounds[0], 14)}` and `{shorten(bounds[1], 14)}`.",
+        )
+    return None
 
 
 def _abs_bound(target: str) -> tuple[str, Split] | None:

@@ -70,6 +70,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         built = _built_from_facts(goal, scene)
         if built:
             return one(line, built.replace("{line}", str(line)))
+        denominator = _nonzero_denominator(goal, scene) if ctx.mathlib else None
+        if denominator:
+            return one(line, denominator.replace("{line}", str(line)))
     return one(
         line,
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
@@ -121,6 +124,30 @@ def _built_from_facts(goal: Goal, scene: fixes.Scene) -> str | None:
         f"your hypotheses unless you list them, and the goal `{shorten(goal.target, 30)}` is "
         "built from them."
     )
+
+
+def _nonzero_denominator(goal: Goal, scene: fixes.Scene) -> str | None:
+    """`x / x = 1` with `hx : x ≠ 0`: simp cannot cancel a denominator it does not know is
+    nonzero; `div_self hx` is the fact, `field_simp` the tactic that uses `hx`."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    for name, typ in facts:
+        nonzero = re.fullmatch(r"\s*(.+?)\s*≠\s*0\s*", typ or "")
+        if nonzero is None or "✝" in name:
+            continue
+        e = nonzero.group(1)
+        atom = e if re.fullmatch(r"[\w'₀-₉]+", e) else f"({e})"
+        if not re.search(rf"/\s*{re.escape(atom)}(?![\w'])", goal.target):
+            continue
+        if context.same(goal.target, f"{atom} / {atom} = 1"):
+            return (
+                f"Do write `exact div_self {name}` on line {{line}}: `{atom} / {atom} = 1` holds "
+                f"only because `{name}` says `{e} ≠ 0`, which simp does not use unless told."
+            )
+        return (
+            f"Do use `field_simp` on line {{line}} instead: it clears the denominator `{e}` using "
+            f"`{name} : {e} ≠ 0`, which simp does not, and leaves an equation without division."
+        )
+    return None
 
 
 def _starts_with_simp(source: str) -> bool:

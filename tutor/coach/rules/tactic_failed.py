@@ -49,6 +49,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
     )
     if tactic in ("ring", "ring_nf") and goal is not None:
+        division = _truncating_division(d.line, goal, scene.variable_types(), tactic)
+        if division:
+            return [division]
         found = _ring(d.line, goal, facts, scene.variable_types(), ctx.mathlib)
         if found:
             return [found]
@@ -127,6 +130,23 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "
         "parts of `e` (squares, `|x|`, positive numerals, variables with a hypothesis `0 < x`) "
         f"and found no such reason for `{shorten(target, 24)}`.",
+    )
+
+
+def _truncating_division(
+    line: int, goal: Goal, types: dict[str, str], tactic: str
+) -> Advice | None:
+    """`ring` on a goal with `/` or `%` over ℕ or ℤ: division there rounds down, so the goal
+    is no identity of a ring; the kind of step missing, without naming one."""
+    domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if domain not in (evidence.NAT, evidence.INT) or not re.search(r"\s[/%]\s", goal.target):
+        return None
+    where = "ℕ" if domain == evidence.NAT else "ℤ"
+    return Advice(
+        line,
+        f"Don't use `{tactic}` on line {line} on this goal: `/` on {where} rounds down, which "
+        "ring does not know. State the fact without the division first (multiply it out, as "
+        "in `2 * s = n * (n + 1)`).",
     )
 
 

@@ -42,6 +42,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         _side_condition_left,
         _bare_commutativity,
         _unfolded_in_goal_only,
+        _cast_numerals,
     ):
         found = rule(ctx, anchor, goals)
         if found:
@@ -73,6 +74,27 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         )
     return advice
+
+
+def _cast_numerals(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`↑3 + 1 = 4` left after `rw [h]`: only numerals and their casts remain, and the claim
+    is true once the casts are read as the numbers they are; `norm_num` evaluates it."""
+    target = goals[0].target
+    if not ctx.mathlib or "↑" not in target:
+        return None
+    plain = re.sub(r"↑\s*\(?(\d+)\)?", r"\1", target)
+    if "↑" in plain or not evidence.is_closed(plain):
+        return None
+    if evidence.holds(plain, evidence.REAL) is not True:
+        return None
+    cast = re.search(r"↑\s*\(?(\d+)\)?", target)
+    number = cast.group(1) if cast else "3"
+    return Advice(
+        anchor,
+        f"Do add `norm_num` after line {anchor}: only numbers are left in "
+        f"`{shorten(target, 20)}`, `↑{number}` being the number {number} cast to another type, "
+        "and norm_num evaluates them, casts included.",
+    )
 
 
 def _unfolded_in_goal_only(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
