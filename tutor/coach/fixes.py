@@ -282,14 +282,7 @@ def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
             proof = "(by decide)" if domain in (evidence.NAT, evidence.INT) else "(by norm_num)"
     term = context.as_argument(p.term) if p.application else p.term
     if proof is None:
-        return [
-            (
-                s.line,
-                f"Do pass `{shorten(p.term, 16)}` a proof of `{shorten(premise, 24)}` on line "
-                f"{s.line}: it still needs that premise before it proves "
-                f"`{shorten(p.expected, 24)}`, and nothing in scope states it yet.",
-            )
-        ]
+        return _premise_from_goal(p, s, premise)
     fixed = f"{term} {proof if proof.startswith('(') else context.as_argument(proof)}"
     if p.application:  # the argument of a larger application: show the whole of it
         whole = _replace_term(" ".join(p.application.split()), p.term, f"({fixed})")
@@ -304,6 +297,33 @@ def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
             s.line,
             f"Do write `{step}` on line {s.line}: `{shorten(p.term, 16)}` still needs a proof of "
             f"its premise `{shorten(premise, 24)}` before it proves `{shorten(p.expected, 24)}`.",
+        )
+    ]
+
+
+def _premise_from_goal(p: Mismatch, s: Scene, premise: str) -> list[Advice]:
+    """`exact hnq h` on the goal `¬p` with `h : p → q`: the premise `h` still needs is the
+    goal's own premise (`¬p` is `p → False`); introduce it first, then apply `h` to it."""
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    split = split_target(goal) if goal else None
+    if split is None:
+        return []
+    given = split.right if split.shape is Shape.NOT else split.left
+    if split.shape not in (Shape.NOT, Shape.IMPLIES) or not context.same(given, premise):
+        return []
+    name = _intro_name(premise, {n for n, _ in s.facts()})
+    applied = f"{context.as_argument(p.term)} {name}"
+    whole = (
+        _replace_term(" ".join(p.application.split()), p.term, f"({applied})")
+        if p.application
+        else applied
+    )
+    return [
+        (
+            s.line,
+            f"Do write `intro {name}` before line {s.line}, then `exact {whole}`: the goal "
+            f"`{shorten(goal or '', 16)}` has the premise `{shorten(premise, 12)}`, which "
+            f"`{shorten(p.term, 12)}` still needs; introducing it gives the proof.",
         )
     ]
 

@@ -538,3 +538,19 @@ def test_a_goal_of_cast_numerals_is_evaluated_by_norm_num() -> None:
     message = "unsolved goals\nk : ℕ\nhk : k = 5\n⊢ ↑5 * 2 = 10"
     text = said(advise(attempt, diag(1, 50, message, K.UNSOLVED_GOALS, end=(2, 9)), mathlib=True))
     assert "`norm_num`" in text and "↑5" in text
+
+
+def test_a_premise_the_goal_itself_provides_is_introduced_first() -> None:
+    attempt = "theorem t (a b : Prop) (hab : a → b) (hnb : ¬b) : ¬a := by\n  exact hnb hab"
+    message = app_mismatch("hab", "a → b", "b", "hnb hab")
+    text = said(advise(attempt, diag(2, 12, message, K.TYPE_MISMATCH)))
+    assert "intro ha" in text and "exact hnb (hab ha)" in text
+
+
+def test_intro_names_meant_for_a_hypothesis_are_an_obtain() -> None:
+    attempt = (
+        "theorem t (Q : Nat → Prop) (h : ∃ k, Q k) : ∃ j, Q j := by\n  intro k hk\n  exact ⟨k, hk⟩"
+    )
+    message = INTRO_N + "Q : Nat → Prop\nh : ∃ k, Q k\n⊢ ∃ j, Q j"
+    text = said(advise(attempt, diag(2, 2, message, K.INTRO_FAILED)))
+    assert "obtain ⟨k, hk⟩ := h" in text
