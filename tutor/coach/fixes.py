@@ -281,16 +281,16 @@ def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
         if evidence.holds(premise, domain) is True:
             proof = "(by decide)" if domain in (evidence.NAT, evidence.INT) else "(by norm_num)"
     term = context.as_argument(p.term) if p.application else p.term
-    if proof is None and evidence.is_closed(premise):
-        if evidence.holds(premise, evidence.domain_of_text(s.statement)) is False:
-            return [
-                (
-                    s.line,
-                    f"Don't use `{shorten(p.term, 16)}` on line {s.line} for "
-                    f"`{shorten(p.expected, 20)}`: it still needs a proof of its premise "
-                    f"`{shorten(premise, 16)}`, which is false, so this route cannot work.",
-                )
-            ]
+    domain = evidence.domain_of_text(s.statement)
+    if proof is None and evidence.is_closed(premise) and evidence.holds(premise, domain) is False:
+        return [
+            (
+                s.line,
+                f"Don't use `{shorten(p.term, 16)}` on line {s.line} for "
+                f"`{shorten(p.expected, 20)}`: it still needs a proof of its premise "
+                f"`{shorten(premise, 16)}`, which is false, so this route cannot work.",
+            )
+        ]
     if proof is None:
         return _premise_from_goal(p, s, premise)
     fixed = f"{term} {proof if proof.startswith('(') else context.as_argument(proof)}"
