@@ -554,3 +554,16 @@ def test_intro_names_meant_for_a_hypothesis_are_an_obtain() -> None:
     message = INTRO_N + "Q : Nat → Prop\nh : ∃ k, Q k\n⊢ ∃ j, Q j"
     text = said(advise(attempt, diag(2, 2, message, K.INTRO_FAILED)))
     assert "obtain ⟨k, hk⟩ := h" in text
+
+
+def test_an_obtain_with_a_colon_for_its_source_gets_colon_equals() -> None:
+    attempt = "theorem t (h : ∃ k : Nat, k > 4) : ∃ j : Nat, j > 3 := by\n  obtain ⟨k, hk⟩ : h"
+    message = "unexpected token; expected ':='"
+    text = said(advise(attempt, diag(2, 19, message, K.SYNTAX)))
+    assert "`obtain ⟨k, hk⟩ := h`" in text
+
+
+def test_lean3_from_is_exact() -> None:
+    attempt = "theorem t (a : Prop) (ha : a) : a := by\n  from ha"
+    text = said(advise(attempt, diag(2, 2, "unknown tactic", K.UNKNOWN_TACTIC)))
+    assert "`exact ha`" in text

@@ -34,6 +34,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do write `intro {names}` on line {line}: `assume` is Lean 3; Lean 4 introduces "
             "premises and ∀ variables with `intro`.",
         )
+    if tactic == "from" and len(words) > 1:
+        term = " ".join(words[1:])
+        return one(
+            line,
+            f"Do write `exact {term}` on line {line}: `from` is Lean 3; in a Lean 4 tactic block "
+            "a finished proof term is given with `exact`.",
+        )
     if tactic in ("use", "existsi") and len(words) > 1:
         value = " ".join(words[1:]).strip(",")
         return one(
