@@ -312,6 +312,14 @@ def _anonymous_have(ctx: Context, name: str, line: int) -> Advice | None:
     the name the student uses was never given; name the fact where it is made."""
     if not _looks_local(name) or _bound_somewhere(ctx, name):
         return None
+    scope = _local_names(ctx, line)
+    near = [
+        n
+        for n, _ in scope
+        if damerau_levenshtein(name, n) <= 1 and _fits_where_used(ctx, name, n, scope, line)
+    ]
+    if near and goal_at(ctx, line) is not None:
+        return None  # a spelling slip of a name in scope is the likelier reading
     for number in range(line - 1, 0, -1):
         code = ctx.text.line(number).split("--", 1)[0].strip()
         if re.match(r"^(theorem|lemma|example)\b", code):
