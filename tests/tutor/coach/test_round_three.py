@@ -567,3 +567,30 @@ def test_lean3_from_is_exact() -> None:
     attempt = "theorem t (a : Prop) (ha : a) : a := by\n  from ha"
     text = said(advise(attempt, diag(2, 2, "unknown tactic", K.UNKNOWN_TACTIC)))
     assert "`exact ha`" in text
+
+
+def test_apply_of_the_wrong_hypothesis_finds_a_forall_one_concluding_the_goal() -> None:
+    attempt = (
+        "theorem t (A B : Nat → Prop) (hA : ∀ k, A k) (hAB : ∀ k, A k → B k) : B 7 := by\n"
+        "  apply hA"
+    )
+    message = (
+        "Tactic `apply` failed: could not unify the conclusion of `hA`\n  A ?k\nwith the goal\n"
+        "  B 7\n\nA B : Nat → Prop\nhA : ∀ (k : Nat), A k\nhAB : ∀ (k : Nat), A k → B k\n⊢ B 7"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.APPLY_FAILED)))
+    assert "apply hAB" in text and "exact hAB 7 (hA 7)" in text
+
+
+def test_norm_num_reducing_a_closed_statement_to_false_says_the_statement_is_false() -> None:
+    attempt = "theorem t : (3 : ℝ) ^ 4 = 80 := by\n  norm_num"
+    message = "unsolved goals\n⊢ False"
+    text = said(advise(attempt, diag(2, 2, message, K.UNSOLVED_GOALS, end=(2, 10)), mathlib=True))
+    assert "is false" in text and "81" in text and "contradict" not in text
+
+
+def test_positivity_on_a_square_in_disguise_gets_the_checked_square() -> None:
+    attempt = "theorem t (y : ℝ) : 0 ≤ y ^ 2 + 6 * y + 9 := by\n  positivity"
+    message = "failed to prove positivity/nonnegativity/nonzeroness"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
+    assert "nlinarith [sq_nonneg (y + 3)]" in text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, families, fixes, linear
-from tutor.coach.advice import binder_names, next_step
-from tutor.coach.context import as_argument, expanded, proofs_of, same
+from tutor.coach.advice import binder_names, forall_instance, next_step
+from tutor.coach.context import as_argument, expanded, instantiate, proofs_of, same
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -274,6 +274,13 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
     for name, typ in facts:
         if name in (applied, "_") or "✝" in name or not typ:
             continue
+        head = name
+        if typ.startswith("∀"):  # `∀ n, P n → Q n` for the goal `Q 5`: at the value read off
+            instance = _forall_at_goal(typ, target)
+            if instance is None:
+                continue
+            values, typ = instance
+            head = f"{name} {values}"
         premises, conclusion = [], typ
         while (split := split_target(conclusion)).shape is Shape.IMPLIES:
             premises.append(split.left)
@@ -282,9 +289,26 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
             continue
         proofs = [proofs_of(premise, facts) for premise in premises]
         if all(proofs):
-            return name, " ".join([name, *(as_argument(p[0]) for p in proofs)])
-        return name, name
+            return name, " ".join([head, *(as_argument(p[0]) for p in proofs)])
+        return name, head if head != name else name
     return None
+
+
+def _forall_at_goal(typ: str, target: str) -> tuple[str, str] | None:
+    """(`5`, `P 5 → Q 5`) for `∀ n, P n → Q n` and the goal `Q 5`: the values that make the
+    ∀'s conclusion the goal, and the statement at them."""
+    names = binder_names(typ)
+    body = typ.split(",", 1)[1].strip() if "," in typ else ""
+    if not names or not body:
+        return None
+    conclusion = body
+    while (split := split_target(conclusion)).shape is Shape.IMPLIES:
+        conclusion = split.right
+    values = forall_instance(target, f"∀ {' '.join(names)}, {conclusion}")
+    if values is None:
+        return None
+    instance = instantiate(typ, values.split())
+    return (values, instance) if instance else None
 
 
 def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:

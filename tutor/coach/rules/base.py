@@ -266,6 +266,11 @@ def _witness_in_goal(ctx: Context, line: int, target: str, domain: str) -> Advic
 _DOMAIN_NAMES = {evidence.NAT: "ℕ", evidence.INT: "ℤ", evidence.REAL: "ℝ"}
 
 
+def false_because(target: str, domain: str) -> str:
+    """Why a closed claim is false, for advice that names no tactic (see `_false_because`)."""
+    return _false_because(target, domain)
+
+
 def _false_because(target: str, domain: str) -> str:
     """ "`2 + 2 = 5` is false (the left side is 4 on ℕ, the right 5)" for one comparison."""
     claim = f"`{shorten(' '.join(target.split()), 30)}` is false"

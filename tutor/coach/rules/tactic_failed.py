@@ -125,6 +125,15 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"Do use `{closer}` on line {line} instead of `positivity`: that proves `0 ≤ e`, "
             f"`0 < e` or `e ≠ 0` from the shape of `e` alone, while this goal follows {source}.",
         )
+    given = [t for n, t in facts if t and "✝" not in n and n != "_"]
+    squares = linear.square_hints(target, given, domain) if ctx.mathlib else None
+    if squares:
+        return one(
+            line,
+            f"Do use `nlinarith [{', '.join(squares)}]` on line {line} instead of `positivity`: "
+            f"the goal `{shorten(target, 20)}` holds because the expression is a square in "
+            "disguise, which positivity cannot see from its parts.",
+        )
     return one(
         line,
         f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "

@@ -19,6 +19,8 @@ from tutor.coach.rules.base import (
     Context,
     case_phrase,
     definitions,
+    false_because,
+    false_claim_advice,
     goals_of,
     impossible_case,
     refuted_claim,
@@ -43,6 +45,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         _bare_commutativity,
         _unfolded_in_goal_only,
         _cast_numerals,
+        _false_statement,
     ):
         found = rule(ctx, anchor, goals)
         if found:
@@ -74,6 +77,22 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         )
     return advice
+
+
+def _false_statement(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`norm_num` (or `simp`) that leaves `⊢ False` with no hypotheses, on a statement with no
+    variables: it evaluated the statement and found it false; no step proves it."""
+    goal = goals[0]
+    if goal.target.strip() != "False" or goal.hypotheses:
+        return None
+    claim = traced_goal(ctx.statement, ctx.text, anchor)
+    if claim is None or not evidence.is_closed(re.sub(r"\((\d+)\s*:\s*[ℕℤℝℚ]\)", r"\1", claim)):
+        return None
+    plain = re.sub(r"\((\d+)\s*:\s*[ℕℤℝℚ]\)", r"\1", claim)
+    domain = evidence.domain_of_text(claim)
+    if evidence.holds(plain, domain) is not False:
+        return None
+    return false_claim_advice(anchor, false_because(plain, domain))
 
 
 def _cast_numerals(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
