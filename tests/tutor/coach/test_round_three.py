@@ -594,3 +594,10 @@ def test_positivity_on_a_square_in_disguise_gets_the_checked_square() -> None:
     message = "failed to prove positivity/nonnegativity/nonzeroness"
     text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
     assert "nlinarith [sq_nonneg (y + 3)]" in text
+
+
+def test_decide_on_a_real_claim_is_told_why_and_given_the_checked_step() -> None:
+    attempt = "theorem t (r : ℝ) (h : r = 4) : r - 1 = 3 := by\n  decide"
+    message = "failed to synthesize\n  Decidable (r - 1 = 3)\nAdditional diagnostic information"
+    text = said(advise(attempt, diag(2, 2, message, K.FAILED_TO_SYNTHESIZE), mathlib=True))
+    assert "real numbers" in text and "`linarith`" in text
