@@ -441,17 +441,18 @@ def _other_side_lemma(p: Mismatch, s: Scene) -> list[Advice]:
         return []
     head, side, a, b = match.groups()
     other = head[: -len(side)] + ("right" if side == "left" else "left")
-    if not (evidence.in_library(other, True) and _OTHER_NUMBERS.search(s.statement)) and not (
-        evidence.in_library(other, False)
-    ):
+    # A core name always; a Mathlib one only where the statement shows a Mathlib number type
+    # (the scene does not know the course).
+    mathlib_numbers = _OTHER_NUMBERS.search(s.statement) is not None
+    if a == b or not evidence.in_library(other, mathlib_numbers):
         return []
     has, want = split_target(_norm(p.has)), split_target(_norm(p.expected))
     if has.op != want.op or not has.op:
         return []
-    mine, theirs = (a, b) if side == "right" else (b, a)
+    # The two statements differ only in which argument stands on one side.
     swapped_left = context.same(has.right, want.right) and {has.left, want.left} == {a, b}
     swapped_right = context.same(has.left, want.left) and {has.right, want.right} == {a, b}
-    if not (swapped_left or swapped_right) or mine == theirs:
+    if not (swapped_left or swapped_right):
         return []
     return [
         (
