@@ -93,7 +93,9 @@ def is_linear_arith(target: str, types: dict[str, str]) -> bool:
         return False
     if is_nonlinear(target) or re.search(r"[A-Za-z_][\w']*\s*\*\s*[A-Za-z_(]", target):
         return False
-    if any(sym in target for sym in ("::", "[", ".length", "ℝ", "ℚ", "/", "^")):
+    if any(sym in target for sym in ("::", "[", ".length", "ℝ", "ℚ", "/", "^", "∑", "∏", "∈")):
+        return False
+    if re.search(r"[\w')]\.[A-Za-z]|\bfun\b", target):  # `Finset.range n`, `s.card`: opaque
         return False
     words = set(re.findall(r"(?<![\w.])[A-Za-z_][\w']*", target)) - {"Nat", "Int"}
     return all(types.get(w, "Nat").strip() in _NAT_TYPES for w in words) and not any(

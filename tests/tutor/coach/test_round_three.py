@@ -601,3 +601,13 @@ def test_decide_on_a_real_claim_is_told_why_and_given_the_checked_step() -> None
     message = "failed to synthesize\n  Decidable (r - 1 = 3)\nAdditional diagnostic information"
     text = said(advise(attempt, diag(2, 2, message, K.FAILED_TO_SYNTHESIZE), mathlib=True))
     assert "real numbers" in text and "`linarith`" in text
+
+
+def test_omega_is_never_named_for_a_sum_it_reads_as_an_unknown() -> None:
+    attempt = "theorem t (m : ℕ) : ∑ i ∈ Finset.range m, (0 : ℕ) = 0 := by\n  rfl"
+    message = (
+        "Tactic `rfl` failed: The left-hand side\n  ∑ i ∈ Finset.range m, 0\nis not "
+        "definitionally equal to the right-hand side\n  0\n\nm : ℕ\n⊢ ∑ i ∈ Finset.range m, 0 = 0"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.RFL_FAILED), mathlib=True))
+    assert "omega` on line" not in text and "use `omega`" not in text

@@ -89,8 +89,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     return one(
         line,
         f"Do give `linarith` the fact it is missing on line {line}: no linear combination "
-        f"of {listed} proves the goal. Prove the missing inequality with `have` first, or "
-        "pass it as `linarith [h]`.",
+        f"of {listed} proves the goal. Prove the missing inequality with `have` first "
+        "(linarith already uses every hypothesis in the context), or check the goal is true.",
     )
 
 
