@@ -738,6 +738,8 @@ def _intro_name(premise: str, taken: set[str]) -> str:
 
 
 def _needs_intro(p: Mismatch, s: Scene) -> list[Advice]:
+    if p.application:
+        return []  # the expected type is an argument's, not the goal's: nothing to introduce
     want = split_target(p.expected)
     has = split_target(p.has)
     taken = {n for n, _ in s.hypotheses}

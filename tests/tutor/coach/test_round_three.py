@@ -611,3 +611,33 @@ def test_omega_is_never_named_for_a_sum_it_reads_as_an_unknown() -> None:
     )
     text = said(advise(attempt, diag(2, 2, message, K.RFL_FAILED), mathlib=True))
     assert "omega` on line" not in text and "use `omega`" not in text
+
+
+def test_an_argument_of_negated_type_is_not_read_as_a_goal_to_introduce() -> None:
+    attempt = "theorem t (a b : Prop) (h : ¬b → ¬a) (ha : a) : b := by\n  exact h ha"
+    message = app_mismatch("ha", "a", "¬b", "h ha")
+    text = said(advise(attempt, diag(2, 10, message, K.TYPE_MISMATCH)))
+    assert "intro" not in text  # the goal is `b`, nothing to introduce
+
+
+def test_use_in_core_on_a_forall_first_says_to_introduce_first() -> None:
+    attempt = "theorem t : ∀ k : Nat, ∃ j, j > 2 * k := by\n  use 1"
+    text = said(advise(attempt, diag(2, 2, "unknown tactic", K.UNKNOWN_TACTIC)))
+    assert "`intro`" in text and "exists 1" not in text
+
+
+def test_a_witness_false_for_every_value_gets_a_term_that_works() -> None:
+    attempt = "theorem t : ∀ k : Nat, ∃ j, j > k + 1 := by\n  intro k\n  exists k"
+    message = "unsolved goals\nk : Nat\n⊢ k > k + 1"
+    text = said(advise(attempt, diag(1, 41, message, K.UNSOLVED_GOALS, end=(3, 10))))
+    assert "`exists k + 2`" in text and "whatever" in text
+
+
+def test_a_goal_true_at_some_values_is_not_called_a_wrong_witness() -> None:
+    """A guard: `a > b` after `exists a` holds when `a = 1, b = 0`, so it is not refuted."""
+    attempt = (
+        "theorem t (b : Nat) (hb : b < 3) : ∀ a : Nat, ∃ j, j > b := by\n  intro a\n  exists a"
+    )
+    message = "unsolved goals\nb : Nat\nhb : b < 3\na : Nat\n⊢ a > b"
+    text = said(advise(attempt, diag(1, 60, message, K.UNSOLVED_GOALS, end=(3, 10))))
+    assert "whatever" not in text

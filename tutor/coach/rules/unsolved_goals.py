@@ -4,8 +4,9 @@ or `}`; the fix goes after the last tactic of that block."""
 from __future__ import annotations
 
 import re
+from itertools import product
 
-from tutor.coach import evidence, fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import next_step
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import as_argument, proofs_of, same, traced_goal
@@ -46,6 +47,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         _unfolded_in_goal_only,
         _cast_numerals,
         _false_statement,
+        _witness_false_for_every_value,
     ):
         found = rule(ctx, anchor, goals)
         if found:
@@ -93,6 +95,49 @@ def _false_statement(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | N
     if evidence.holds(plain, domain) is not False:
         return None
     return false_claim_advice(anchor, false_because(plain, domain))
+
+
+def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`intro n` then `exists n` on `∃ m, m > n` leaves `n > n`, false whatever `n` is: the
+    witness is wrong, not the steps after it; a term in the other variables that makes the
+    property follow (checked by tutor/coach/linear.py), else say the witness is wrong."""
+    code = ctx.text.line(anchor).split("--", 1)[0].strip().lstrip("·").strip()
+    chosen = re.fullmatch(r"(exists|use)\s+(.+)", code)
+    before = traced_goal(ctx.statement, ctx.text, anchor)
+    found = evidence.existential(before, evidence.domain_of_text(ctx.statement)) if before else None
+    if chosen is None or found is None or len(found.names) != 1:
+        return None
+    goal = goals[0]
+    if found.domain not in (evidence.NAT, evidence.INT):
+        return None
+    free = sorted(set(re.findall(r"(?<![\w.'])([a-z][\w'₀-₉]*)(?![\w'])", goal.target)))
+    if not 1 <= len(free) <= 2:
+        return None
+    points = [
+        dict(zip(free, values, strict=True)) for values in product(range(-3, 6), repeat=len(free))
+    ]
+    if found.domain == evidence.NAT:
+        points = [p for p in points if min(p.values()) >= 0]
+    if any(evidence.holds(goal.target, found.domain, point) is not False for point in points):
+        return None  # not false at every point tried: maybe a later step can finish it
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    var = found.names[0]
+    for candidate in [f"{free[0]} + 1", free[0], f"{free[0]} + 2", f"2 * {free[0]}", "0", "1"]:
+        body = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({candidate})", found.body)
+        if linear.entails(body, facts, found.domain):
+            fixed = f"{chosen.group(1)} {candidate}"
+            return Advice(
+                anchor,
+                f"Do write `{fixed}` on line {anchor} instead of `{code}`: with your witness the "
+                f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no "
+                "step after it can finish; this one makes the property hold.",
+            )
+    return Advice(
+        anchor,
+        f"Do choose another witness than `{chosen.group(2)}` on line {anchor}: with it the "
+        f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no step after "
+        "it can finish.",
+    )
 
 
 def _cast_numerals(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
