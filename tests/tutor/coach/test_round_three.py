@@ -641,3 +641,23 @@ def test_a_goal_true_at_some_values_is_not_called_a_wrong_witness() -> None:
     message = "unsolved goals\nb : Nat\nhb : b < 3\na : Nat\n⊢ a > b"
     text = said(advise(attempt, diag(1, 60, message, K.UNSOLVED_GOALS, end=(3, 10))))
     assert "whatever" not in text
+
+
+def test_an_anonymous_constructor_with_too_many_parts_gets_the_right_count() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (hb : b) : a ∧ b := by\n  exact ⟨ha, hb, ha⟩"
+    message = (
+        "Invalid `⟨...⟩` notation: The constructor `And.intro` has 2 explicit fields, but 3 "
+        "were given"
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.ANONYMOUS_CONSTRUCTOR)))
+    assert "exactly 2 parts" in text and "`exact ⟨ha, hb⟩`" in text and "``" not in text
+
+
+def test_an_anonymous_constructor_on_an_or_in_newer_wording_picks_a_side() -> None:
+    attempt = "theorem t (a b : Prop) (hb : b) : a ∨ b := by\n  exact ⟨hb⟩"
+    message = (
+        "Invalid `⟨...⟩` notation: The expected type of this term could not be determined to "
+        "be a structure; `Or` has 2 constructors"
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.ANONYMOUS_CONSTRUCTOR)))
+    assert "`exact Or.inr hb`" in text
