@@ -31,6 +31,9 @@ The parts and their provenance:
 - fresh: set B, bench/data/coach_fresh.jsonl (round 9), written blind by a teacher who never
   read the coach (bench/data/coach_fresh.README.md); first measured blind at 62/84 right, 4
   wrong; tuning data since. Printed as its own part and by library (core / Mathlib).
+- fresh2: set C, bench/data/coach_fresh2.jsonl (round 10), written blind the same way
+  (bench/data/coach_fresh2.README.md); first measured blind at 68/90 right, 5 wrong, 17 "I
+  don't know"; tuning data since (in-sample). Printed as its own part and by library.
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -242,6 +245,13 @@ ADVICE = ROOT / "bench/data/coach_advice.jsonl"
 # opened as tuning data (bench/data/coach_fresh.README.md).
 FRESH = ROOT / "bench/data/coach_fresh.jsonl"
 FRESH_PROVENANCE = "round 9: first measured blind at 62/84 right, 4 wrong; tuning data since"
+# Set C: written blind the same way, measured once unseen, then opened as tuning data
+# (bench/data/coach_fresh2.README.md); its later figures are in-sample.
+FRESH2 = ROOT / "bench/data/coach_fresh2.jsonl"
+FRESH2_PROVENANCE = (
+    "round 10: first measured blind at 68/90 right, 5 wrong, 17 I don't know; "
+    "tuning data since (in-sample)"
+)
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).
 EXPLAIN_WORDS = {
@@ -321,7 +331,7 @@ def run_advice(coach: Any, entries: list[dict[str, Any]]) -> dict[str, AdviceRow
     return rows
 
 
-ADVICE_PARTS = ("tuning", "heldout", "fresh", "all")
+ADVICE_PARTS = ("tuning", "heldout", "fresh", "fresh2", "all")
 
 
 def _ratio(value: int, base: int) -> str:
@@ -380,27 +390,34 @@ def advice_sources() -> list[tuple[str, Any, Any]]:
     return sources
 
 
-def load_fresh(path: Path) -> list[dict[str, Any]]:
-    """Set B's cases, each in part `fresh` (whatever split its file records); [] without it."""
+def load_fresh(path: Path, part: str = "fresh") -> list[dict[str, Any]]:
+    """A blind set's cases, each in `part` (whatever split its file records); [] without it."""
     if not path.exists():
         return []
     cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [dict(case, split="fresh") for case in cases]
+    return [dict(case, split=part) for case in cases]
 
 
-def print_fresh(fresh: list[dict[str, Any]]) -> None:
-    """Set B by library, with the kind-only baseline measured in this run."""
+def print_fresh(
+    fresh: list[dict[str, Any]],
+    part: str = "fresh",
+    label: str = "set B",
+    provenance: str = FRESH_PROVENANCE,
+    path: Path = FRESH,
+) -> None:
+    """A blind set (B, or C as part `fresh2`) by library, with the kind-only baseline measured
+    in this run."""
     if not fresh:
-        print("\nfresh (set B): missing (bench/data/coach_fresh.jsonl not in this checkout)")
+        print(f"\n{part} ({label}): missing ({path.relative_to(ROOT)} not in this checkout)")
         return
-    print(f"\nfresh (set B, {FRESH_PROVENANCE})")
+    print(f"\n{part} ({label}, {provenance})")
     for name, coach in (("compiler", make_coach("compiler")), (ADVICE_BASELINE, KindOnlyCoach())):
         by_library = run_advice(coach, [dict(e, split=e["library"]) for e in fresh])
         for library in ("core", "mathlib", "all"):
             row = by_library.get(library)
             if row is not None:
                 print(
-                    f"{name} fresh, {library}: n {row.n}, right {row.right}, wrong {row.wrong}, "
+                    f"{name} {part}, {library}: n {row.n}, right {row.right}, wrong {row.wrong}, "
                     f"I don't know {row.idk}"
                 )
 
@@ -584,13 +601,15 @@ def main() -> int:
     )
     advice = [json.loads(line) for line in ADVICE.read_text().splitlines() if line]
     fresh = load_fresh(FRESH)
+    fresh2 = load_fresh(FRESH2, "fresh2")
     print(
         f"\nadvice correctness: {len(advice)} labelled mistakes "
         f"({sum(e['split'] == 'heldout' for e in advice)} held out); wording from the "
         f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; "
-        f"plus set B, {len(fresh)} cases in part 'fresh' ({FRESH_PROVENANCE})"
+        f"plus set B, {len(fresh)} cases in part 'fresh' ({FRESH_PROVENANCE}); "
+        f"plus set C, {len(fresh2)} cases in part 'fresh2' ({FRESH2_PROVENANCE})"
     )
-    advice = advice + fresh
+    advice = advice + fresh + fresh2
     table = []
     for name, coach, cleanup in advice_sources():
         table.append((name, run_advice(coach, advice)))
@@ -609,7 +628,7 @@ def main() -> int:
                 f"wrong {cases.wrong}/{cases.n}, idk {cases.idk}/{cases.n}"
             )
     print("targets on held-out: right >= 90%, wrong <= 3%")
-    for part in ("heldout", "tuning", "fresh"):
+    for part in ("heldout", "tuning", "fresh", "fresh2"):
         row = compiler_rows.get(part)
         if row is None:
             continue
@@ -619,6 +638,7 @@ def main() -> int:
             f"idk {row.idk}/{row.n} = {row.idk / row.n:.1%}"
         )
     print_fresh(fresh)
+    print_fresh(fresh2, "fresh2", "set C", FRESH2_PROVENANCE, FRESH2)
     print_locked(Path(args.locked))
     if args.markdown:
         print_markdown(table, Path(args.locked), machine)

@@ -92,7 +92,7 @@ def test_the_editor_underlines_hovers_and_shows_goals(
 
     # An error after a character outside the BMP: Lean's codepoint column 9 is UTF-16 offset 10.
     reply = {"env": 0, "messages": [{"severity": "error", "pos": {"line": 2, "column": 9},
-             "endPos": {"line": 2, "column": 11}, "data": "type mismatch: boom"}]}  # fmt: skip
+             "endPos": {"line": 2, "column": 11}, "data": "type mismatch: boom `h`"}]}  # fmt: skip
     set_proof(page, f"  have 𝔽 := 1 -- fake: reply {json.dumps(reply)}")
     _submit_and_wait(page)
     underline = page.locator(".cm-lintRange-error").first
@@ -109,10 +109,13 @@ def test_the_editor_underlines_hovers_and_shows_goals(
     tooltip = page.locator(".cm-tooltip-lint")
     tooltip.wait_for()
     assert "type mismatch: boom" in tooltip.inner_text()
+    # Backquoted code shows as code (static/js/editor/codespans.js), not as raw backticks.
+    assert tooltip.locator("code", has_text="h").count() >= 1 and "`" not in tooltip.inner_text()
     _shot(page, "editor-hover-1280")
     # Keyboard: the cursor inside the range shows the same message.
     cursor_to(page, 2, 11)
     assert "type mismatch: boom" in page.locator(".cm-cursor-diagnostic").inner_text()
+    assert page.locator(".cm-cursor-diagnostic code").count() >= 1
     # The panel list stays (screen readers); it numbers the line as the editor does.
     assert page.locator('.proof-line[data-line="1"] .gutter').inner_text() == "2"
 

@@ -153,3 +153,65 @@ def test_advice_naming_an_agent_tool_is_not_shown(
     assert [s[1] for s in outcome.suggestions] == [
         "Do split the goal with `constructor` and prove each side apart."
     ]
+
+
+def test_suggestions_and_hints_render_their_code_spans(cast: Cast, client: Client) -> None:
+    """Backquoted code in a suggestion (attempt page, review queue) and in an opened hint is
+    shown as code, never as raw backticks; raw HTML in the text stays escaped."""
+    cast.exercise.hints = ["Try `omega` here."]
+    cast.exercise.save(update_fields=["hints"])
+    do_open_hint(cast.student, cast.exercise, 0)
+    attempt = Attempt.objects.create(
+        student=cast.student, exercise=cast.exercise, proof="  simp", status="done", valid=False
+    )
+    Suggestion.objects.create(
+        attempt=attempt, line=1, text="Do use `rfl` on line 2 <b>instead</b>."
+    )
+    client.force_login(cast.student)
+    page = client.get(reverse("attempts:detail", args=[attempt.pk])).content.decode()
+    panel = (
+        page.split('data-lean-result="', 1)[0]
+        + page.split('data-lean-result="', 1)[1].split('">', 1)[1]
+    )
+    assert "Do use <code>rfl</code> on line 2" in panel and "`rfl`" not in panel
+    assert "<b>instead</b>" not in page and "&lt;b&gt;instead&lt;/b&gt;" in page
+    exercise = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
+    assert "Try <code>omega</code> here." in client.get(exercise).content.decode()
+    client.force_login(cast.teacher)
+    queue = client.get(reverse("attempts:review")).content.decode()
+    assert '<span class="who">Coach said:</span> Do use <code>rfl</code>' in queue
+
+
+def test_a_core_course_is_shown_no_mathlib_advice_from_any_coach(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model coach may name Mathlib or its tactics; in a course without Mathlib that advice
+    is not shown (unless the student's own attempt already uses the name); with Mathlib it is."""
+    from tutor.coach import Feedback
+    from tutor.coach import Suggestion as Said
+
+    class MathlibCoach:
+        source = "llm"
+
+        def advise(self, *args: object, **kwargs: object) -> Feedback:
+            return Feedback(
+                [
+                    Said(2, "Do close the goal with `linarith` after the split on line 2."),
+                    Said(2, "Do look up the lemma in Mathlib before you use it on line 2."),
+                    Said(2, "Do split the goal with `constructor` and prove each side apart."),
+                ],
+                source="llm",
+            )
+
+    monkeypatch.setattr(checking, "coach_factory", lambda source: MathlibCoach())
+    core = _sorry_outcome(cast)
+    assert [s[1] for s in core.suggestions] == [
+        "Do split the goal with `constructor` and prove each side apart."
+    ]
+    result = CheckResult(valid=False, diagnostics=[SORRY])
+    with_mathlib = checking.ask_coach(STATEMENT, "  sorry", "import Mathlib\n", result, "")
+    assert len(with_mathlib.suggestions) == 3
+    uses_it = checking.ask_coach(STATEMENT, "  linarith", "", result, "")
+    assert "Do close the goal with `linarith` after the split on line 2." in [
+        s[1] for s in uses_it.suggestions
+    ]

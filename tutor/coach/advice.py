@@ -135,12 +135,34 @@ def nlinarith_hint(goal: Goal) -> str:
     return "nlinarith [sq_nonneg (a - b)]"
 
 
+def checked_nlinarith(goal: Goal, domain: str) -> str | None:
+    """`nlinarith`, or `nlinarith [sq_nonneg (…)]` with the square that makes it work, as
+    tutor/coach/linear.py checks nlinarith's preprocessing; None when neither is shown to work.
+    Where the terms cannot be read the squares of the variables are offered to try."""
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    proves = linear.nlinarith_proves(goal.target, facts, domain)
+    if proves:
+        return "nlinarith"
+    if proves is None:
+        return nlinarith_hint(goal)
+    squares = linear.square_hints(goal.target, facts, domain)
+    return f"nlinarith [{', '.join(squares)}]" if squares else None
+
+
 def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     domain = domain_of(goal.target, goal.variable_types())
     nonlinear = is_nonlinear(goal.target)
     facts = _fact_list(goal)
     using = f" using {facts}" if facts else ""
     if domain is Domain.LIST:
+        # `l₁.length + l₂.length = l₂.length + l₁.length` is arithmetic on lengths, not a fact
+        # about lists: the swap that makes both sides equal, not induction.
+        reordered = ac_step(goal.target)
+        if reordered:
+            return (
+                f"close it with `{reordered}`: both sides are the same numbers up to the order "
+                "of `+` and `*`, so no fact about lists is needed"
+            )
         return (
             "try `simp` (it knows `List.length_append` and `List.reverse_reverse`), or "
             "`induction` on the list with `nil` and `cons` cases"
@@ -170,7 +192,13 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
                 )
             return "use `ring` if it is an algebraic identity, else `linarith` or `field_simp`"
         if nonlinear:
-            return f"use `{nlinarith_hint(goal)}`, since linarith cannot multiply hypotheses"
+            call = checked_nlinarith(goal, evidence.REAL)
+            if call is None:
+                return (
+                    "find the square or product fact it needs first: linarith cannot multiply "
+                    "hypotheses, and no simple square makes nlinarith prove it"
+                )
+            return f"use `{call}`, since linarith cannot multiply hypotheses"
         if linear is False:
             return (
                 "find the fact it needs first: no linear combination of your hypotheses gives "

@@ -65,6 +65,35 @@ def conjunction_half(p: Mismatch, line: int, source: str) -> list[Advice]:
     return []
 
 
+def abs_half(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
+    """`h : |x| < 2` where `x < 2` (or `-2 < x`) is needed: `abs_lt` (`abs_le` for `≤`) states
+    the bound on `|x|` as the two bounds on `x`; the half that is the goal."""
+    if p.application or not mathlib:
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    inside = re.fullmatch(r"\|(.+)\|", has.left.strip())
+    if has.op not in ("<", "≤") or inside is None or want.op != has.op:
+        return []
+    lemma = "abs_lt" if has.op == "<" else "abs_le"
+    value, bound = inside.group(1).strip(), has.right.strip()
+    negated = f"-{bound}" if re.fullmatch(r"[\w.']+", bound) else f"-({bound})"
+    halves = ((".1", negated, value), (".2", value, bound))
+    for projection, left, right in halves:
+        if same(want.left, left) and same(want.right, right):
+            fixed = f"({lemma}.mp {_arg(_as_written(p.term, source))}){projection}"
+            if not evidence.in_library(lemma, mathlib):
+                return []
+            return [
+                (
+                    line,
+                    f"Do write `exact {fixed}` on line {line}: `{lemma}` turns "
+                    f"`{shorten(normal(p.has), 20)}` into `{negated} {has.op} {value} ∧ {value} "
+                    f"{has.op} {bound}`, and that half is the goal.",
+                )
+            ]
+    return []
+
+
 def weaker_relation(p: Mismatch, line: int, types: dict[str, str], mathlib: bool) -> list[Advice]:
     """`h : a < b` where `a ≤ b` (or `a ≠ b`, `b ≠ a`) is needed, `h : a = b` where `a ≤ b` is:
     the lemma that weakens it, for the goal's number type."""
@@ -135,6 +164,68 @@ def chain_lemma(
     ]
 
 
+def chain_after_apply(
+    previous: str,
+    previous_line: int,
+    goal: str | None,
+    facts: Sequence[tuple[str, str]],
+    mathlib: bool,
+) -> list[Advice]:
+    """`apply lt_of_lt_of_le` on `a < c` with `h1 : a ≤ b`, `h2 : b < c`, then `exact h1`
+    against `a < ?b`: the lemma chosen wants the relations in the other order; the family
+    member whose premises are the facts' relations, said at the `apply`."""
+    match = re.fullmatch(r"(?:·\s*)?apply\s+([\w.]+)", previous.strip())
+    if not match or not _CHAIN.match(match.group(1)) or goal is None:
+        return []
+    lemma = match.group(1)
+    want = split_target(normal(goal))
+    if want.op not in ("<", "≤"):
+        return []
+    found = []
+    for n1, t1 in facts:
+        s1 = split_target(normal(t1))
+        if s1.op not in ("<", "≤") or normal(s1.left) != normal(want.left):
+            continue
+        for n2, t2 in facts:
+            s2 = split_target(normal(t2))
+            if (
+                n2 != n1
+                and s2.op in ("<", "≤")
+                and normal(s2.left) == normal(s1.right)
+                and normal(s2.right) == normal(want.right)
+            ):
+                found.append((n1, s1.op, n2, s2.op))
+    if len(found) != 1:
+        return []
+    first, op1, second, op2 = found[0]
+    if (want.op == "<") != ("<" in (op1, op2)):
+        return []  # the facts do not give the goal's relation: no member of the family helps
+    r1, r2 = ("lt" if op1 == "<" else "le"), ("lt" if op2 == "<" else "le")
+    ns = _CHAIN.match(lemma).group("ns")  # type: ignore[union-attr]
+    fixed = f"{ns}{r1}_trans" if r1 == r2 else f"{ns}lt_of_{r1}_of_{r2}"
+    if fixed == lemma or not evidence.in_library(fixed, mathlib):
+        return []
+    return [
+        (
+            previous_line,
+            f"Do write `exact {fixed} {first} {second}` on line {previous_line}: `{lemma}` wants "
+            f"{_premises(lemma)}, but `{first}` is a `{op1}` and `{second}` a `{op2}`; "
+            f"`{fixed}` is the lemma of this family for that order.",
+        )
+    ]
+
+
+def _premises(lemma: str) -> str:
+    """What a chain lemma takes, read off its name: `lt_of_lt_of_le` a `<` then a `≤`."""
+    short = lemma.rsplit(".", 1)[-1]
+    if short.endswith("_trans"):
+        return f"two `{'<' if short.startswith('lt') else '≤'}` facts"
+    first, second = short.split("_of_")[1:3]
+    return (
+        f"a `{'<' if first == 'lt' else '≤'}` first and a `{'<' if second == 'lt' else '≤'}` second"
+    )
+
+
 _WEAKER = {"lt": "le", "pos": "nonneg", "neg": "nonpos"}
 
 
@@ -169,13 +260,67 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
     ]
 
 
+def result_relation_swap(
+    p: Mismatch, line: int, source: str, facts: Sequence[tuple[str, str]], mathlib: bool
+) -> list[Advice]:
+    """`abs_le.mpr ⟨h1, h2⟩ : |x| ≤ 1` where `|x| < 1` is needed: the lemma concludes the
+    other relation of its family (`≤` for `<`); the member that concludes the goal's, when
+    the facts the term uses are of that relation too (a strict member needs strict facts)."""
+    if p.application:
+        return []
+    has, want = normal(p.has), normal(p.expected)
+    swapped = has.replace("≤", "\x00").replace("<", "≤").replace("\x00", "<")
+    if has == want or swapped != want:
+        return []
+    wanted_op = "<" if "<" in want else "≤"
+    # Lean may print the arguments as `?a`: the student's line says which facts they are.
+    used = set(re.findall(r"(?<![\w.'])([\w'₀-₉]+)", p.term + " " + source))
+    for name, typ in facts:
+        op = split_target(normal(typ)).op
+        if name in used and op in ("<", "≤") and op != wanted_op:
+            return []
+    head = p.term.split()[0]
+    base = re.sub(r"\.(mp|mpr|1|2)$", "", head)
+    table = {v: k for k, v in _WEAKER.items()} if "≤" in has else _WEAKER
+    other = re.sub(r"(?<![a-z])(lt|le|pos|nonneg|neg|nonpos)(?![a-z])", _swap(table), base)
+    if other == base or not evidence.in_library(other, mathlib):
+        return []
+    fixed = re.sub(rf"(?<![\w.]){re.escape(base)}(?=[.\s)]|$)", other, source.strip(), count=1)
+    if fixed == source.strip():
+        return []
+    return [
+        (
+            line,
+            f"Do write `{fixed}` on line {line}: `{base}` concludes a "
+            f"`{'≤' if '≤' in has else '<'}` (`{shorten(has, 16)}`), and `{other}` is the lemma "
+            "of its family that concludes the goal's relation.",
+        )
+    ]
+
+
 def _swap(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
     return lambda match: table.get(match.group(1), match.group(1))
 
 
-def already_proves(p: Mismatch, line: int, goal: str | None) -> list[Advice]:
-    """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many."""
-    if not p.application or goal is None or not same(p.has, goal):
+def already_proves(
+    p: Mismatch, line: int, goal: str | None, facts: Sequence[tuple[str, str]] = ()
+) -> list[Advice]:
+    """`le_of_lt h` where `h` itself already states the goal: the lemma is one step too many
+    (also `exact h.le` on `x > 0` with `h : 0 < x`: `>` is `<` read backwards)."""
+    if not p.application:
+        used = set(re.findall(r"(?<![\w.'])([\w'₀-₉]+)", p.term))
+        states = [n for n, t in facts if n in used and n != p.term and t and same(t, p.expected)]
+        if len(states) != 1:
+            return []
+        return [
+            (
+                line,
+                f"Do write `exact {states[0]}` on line {line}: `{states[0]}` already states "
+                f"`{shorten(p.expected, 24)}`, and `{shorten(p.term, 20)}` turns it into "
+                f"`{shorten(p.has, 20)}`, which is not the goal.",
+            )
+        ]
+    if goal is None or not same(p.has, goal):
         return []
     head = p.application.split()[0]
     return [

@@ -93,7 +93,9 @@ def is_linear_arith(target: str, types: dict[str, str]) -> bool:
         return False
     if is_nonlinear(target) or re.search(r"[A-Za-z_][\w']*\s*\*\s*[A-Za-z_(]", target):
         return False
-    if any(sym in target for sym in ("::", "[", ".length", "ℝ", "ℚ", "/", "^")):
+    if any(sym in target for sym in ("::", "[", ".length", "ℝ", "ℚ", "/", "^", "∑", "∏", "∈")):
+        return False
+    if re.search(r"[\w')]\.[A-Za-z]|\bfun\b", target):  # `Finset.range n`, `s.card`: opaque
         return False
     words = set(re.findall(r"(?<![\w.])[A-Za-z_][\w']*", target)) - {"Nat", "Int"}
     return all(types.get(w, "Nat").strip() in _NAT_TYPES for w in words) and not any(
@@ -141,6 +143,14 @@ def type_mismatch(message: str, scene: Scene) -> list[Advice]:
         _respecialize,
         _absurd_order,
         _missing_argument,
+        _premise_left,
+        _negation_to_false,
+        _false_fact,
+        _beta_redex,
+        _implicit_value,
+        _lemma_at_other_value,
+        _other_side_lemma,
+        _abs_sub_order,
         _iff_direction,
         _cast_mismatch,
         _needs_intro,
@@ -248,6 +258,254 @@ def _missing_argument(p: Mismatch, s: Scene) -> list[Advice]:
             s.line,
             f"Do pass the missing argument on line {s.line}: write `{p.term} {name}`, since "
             f"`{p.term}` still needs a proof of `{shorten(premise, 30)}`, which `{name}` is.",
+        )
+    ]
+
+
+def _premise_left(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h 3 : 3 > 0 → P 3` where `P 3` is needed: the term still takes a proof of its premise;
+    pass one (a fact in scope, or `by decide` / `by norm_num` when the premise is a true
+    closed claim), else say which proof is missing and name none."""
+    split = split_target(p.has)
+    if (
+        split.shape is not Shape.IMPLIES
+        or "?" in p.has
+        or not context.same(split.right, p.expected)
+    ):
+        return []
+    premise = _strip_parens(split.left)
+    facts = s.facts()
+    proofs = context.proofs_of(premise, facts)
+    proof = proofs[0] if proofs else None
+    if proof is None and evidence.is_closed(premise):
+        # `decide` evaluates closed comparisons on ℕ and ℤ (core Lean); ℝ and ℚ need norm_num.
+        domain = evidence.domain_of_text(s.statement)
+        if evidence.holds(premise, domain) is True:
+            proof = "(by decide)" if domain in (evidence.NAT, evidence.INT) else "(by norm_num)"
+    term = context.as_argument(p.term) if p.application else p.term
+    domain = evidence.domain_of_text(s.statement)
+    if proof is None and evidence.is_closed(premise) and evidence.holds(premise, domain) is False:
+        return [
+            (
+                s.line,
+                f"Don't use `{shorten(p.term, 16)}` on line {s.line} for "
+                f"`{shorten(p.expected, 20)}`: it still needs a proof of its premise "
+                f"`{shorten(premise, 16)}`, which is false, so this route cannot work.",
+            )
+        ]
+    if proof is None:
+        return _premise_from_goal(p, s, premise)
+    fixed = f"{term} {proof if proof.startswith('(') else context.as_argument(proof)}"
+    if p.application:  # the argument of a larger application: show the whole of it
+        whole = _replace_term(" ".join(p.application.split()), p.term, f"({fixed})")
+        fixed = whole if whole is not None else fixed
+    source = " ".join(s.source().split())
+    plain = source.startswith("exact ") and (
+        source[6:] in (p.term, " ".join((p.application or "").split()))
+    )
+    step = f"exact {fixed}" if plain else fixed
+    return [
+        (
+            s.line,
+            f"Do write `{step}` on line {s.line}: `{shorten(p.term, 16)}` still needs a proof of "
+            f"its premise `{shorten(premise, 24)}` before it proves `{shorten(p.expected, 24)}`.",
+        )
+    ]
+
+
+def _premise_from_goal(p: Mismatch, s: Scene, premise: str) -> list[Advice]:
+    """`exact hnq h` on the goal `¬p` with `h : p → q`: the premise `h` still needs is the
+    goal's own premise (`¬p` is `p → False`); introduce it first, then apply `h` to it."""
+    goal = context.traced_goal(s.statement, s.text, s.line)
+    split = split_target(goal) if goal else None
+    if split is None:
+        return []
+    given = split.right if split.shape is Shape.NOT else split.left
+    if split.shape not in (Shape.NOT, Shape.IMPLIES) or not context.same(given, premise):
+        return []
+    name = _intro_name(premise, {n for n, _ in s.facts()})
+    applied = f"{context.as_argument(p.term)} {name}"
+    whole = (
+        _replace_term(" ".join(p.application.split()), p.term, f"({applied})")
+        if p.application
+        else applied
+    )
+    return [
+        (
+            s.line,
+            f"Do write `intro {name}` before line {s.line}, then `exact {whole}`: the goal "
+            f"`{shorten(goal or '', 16)}` has the premise `{shorten(premise, 12)}`, which "
+            f"`{shorten(p.term, 12)}` still needs; introducing it gives the proof.",
+        )
+    ]
+
+
+def _negation_to_false(p: Mismatch, s: Scene) -> list[Advice]:
+    """`exact lt_irrefl x` (`¬x < x`) where `False` is needed, with `h : x < x` in scope: a
+    negation is a function into `False`; apply it to the fact it negates."""
+    split = split_target(p.has)
+    if _strip_parens(p.expected) != "False" or split.shape is not Shape.NOT:
+        return []
+    negated = _strip_parens(split.right)
+    names = [t for t in context.proofs_of(negated, s.facts()) if t != p.term]
+    if not names:
+        return []  # no proof of what it negates in scope: other rules, or the general hint
+    fixed = f"{context.as_argument(p.term)} {context.as_argument(names[0])}"
+    return [
+        (
+            s.line,
+            f"Do write `exact {fixed}` on line {s.line}: `{shorten(p.term, 20)}` proves "
+            f"`¬{shorten(negated, 20)}`, a function from `{shorten(negated, 20)}` to `False`; "
+            f"apply it to `{shorten(names[0], 16)}` to get `False`.",
+        )
+    ]
+
+
+def _false_fact(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : 2 = 3` where `False` is needed (after `intro h` on `2 ≠ 3`): `h` is not `False`
+    itself, but a claim evaluation shows false; `absurd h (by decide)` turns it into any goal."""
+    if _strip_parens(p.expected) != "False" or not evidence.is_closed(p.has):
+        return []
+    domain = evidence.domain_of_text(s.statement)
+    if domain not in (evidence.NAT, evidence.INT) or evidence.holds(p.has, domain) is not False:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact absurd {context.as_argument(p.term)} (by decide)` on line {s.line}: "
+            f"`{shorten(p.term, 16)}` states `{shorten(p.has, 20)}`, which is false, not `False` "
+            "itself; `decide` proves its negation and `absurd` turns the two into the goal.",
+        )
+    ]
+
+
+def _implicit_value(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h x hx` with `h : s ⊆ t`: a value (`x : ℕ`) given where a proof (`x ∈ s`) is expected,
+    and the proof follows it on the line: the value is implicit (Lean reads it off the proof),
+    so it goes."""
+    if not p.application or not _is_value_type(p.has) or _is_value_type(p.expected):
+        return []
+    proofs = [t for t in context.proofs_of(p.expected, s.facts()) if t != p.term]
+    source = " ".join(s.source().split())
+    if not proofs:
+        return []
+    gap = re.search(
+        rf"(?<![\w.']){re.escape(p.term)}\s+{re.escape(context.as_argument(proofs[0]))}(?![\w'])",
+        source,
+    )
+    if gap is None:
+        return []
+    fixed = source[: gap.start()] + source[gap.start() + len(p.term) :].lstrip()
+    return [
+        (
+            s.line,
+            f"Do write `{fixed}` on line {s.line}: `{p.term}` is a value, and this position "
+            f"wants the proof `{shorten(p.expected, 20)}`; the value is implicit there (Lean "
+            f"reads it off `{shorten(proofs[0], 12)}`), so leave it out.",
+        )
+    ]
+
+
+def _lemma_at_other_value(p: Mismatch, s: Scene) -> list[Advice]:
+    """`sq_nonneg a : 0 ≤ a ^ 2` where `0 ≤ (a - b) ^ 2` is needed: the lemma's statement is
+    right, at another value; the value read off the goal by matching the two."""
+    match = re.fullmatch(r"([\w.']+)\s+([\w'₀-₉]+)", " ".join(p.term.split()))
+    if p.application or match is None or "?" in p.has:
+        return []
+    head, value = match.groups()
+    has, want = _norm(p.has), _norm(p.expected)
+    pieces = re.split(rf"(?<![\w.']){re.escape(value)}(?![\w'])", has)
+    if len(pieces) < 2:
+        return []
+    pattern = r"(?P<v>\(.+\)|[\w'₀-₉.]+)".join(re.escape(x) for x in pieces[:2])
+    for piece in pieces[2:]:
+        pattern += r"(?P=v)" + re.escape(piece)
+    found = re.fullmatch(pattern, want)
+    if found is None or found.group("v") == value:
+        return []
+    other = found.group("v")
+    fixed = f"{head} {context.as_argument(other.strip('()'))}"
+    step = f"exact {fixed}" if s.source() == f"exact {p.term}" else f"`{fixed}`"
+    return [
+        (
+            s.line,
+            f"Do write `{step}` on line {s.line}: `{head}` states the right fact, but at "
+            f"`{value}`; the goal `{shorten(p.expected, 24)}` is it at `{shorten(other, 16)}`.",
+        )
+    ]
+
+
+def _other_side_lemma(p: Mismatch, s: Scene) -> list[Advice]:
+    """`le_max_right a b : b ≤ max a b` where `a ≤ max a b` is needed: the lemma's twin for
+    the other argument (`_left` for `_right`), when it exists and the goal is about that one."""
+    match = re.fullmatch(r"([\w.']+_(left|right))\s+(\S+)\s+(\S+)", " ".join(p.term.split()))
+    if p.application or match is None:
+        return []
+    head, side, a, b = match.groups()
+    other = head[: -len(side)] + ("right" if side == "left" else "left")
+    # A core name always; a Mathlib one only where the statement shows a Mathlib number type
+    # (the scene does not know the course).
+    mathlib_numbers = _OTHER_NUMBERS.search(s.statement) is not None
+    if a == b or not evidence.in_library(other, mathlib_numbers):
+        return []
+    has, want = split_target(_norm(p.has)), split_target(_norm(p.expected))
+    if has.op != want.op or not has.op:
+        return []
+    # The two statements differ only in which argument stands on one side.
+    swapped_left = context.same(has.right, want.right) and {has.left, want.left} == {a, b}
+    swapped_right = context.same(has.left, want.left) and {has.right, want.right} == {a, b}
+    if not (swapped_left or swapped_right):
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `exact {other} {a} {b}` on line {s.line}: `{head}` gives the fact about "
+            f"its {side} argument, and the goal `{shorten(p.expected, 24)}` is about the other, "
+            f"which `{other}` gives.",
+        )
+    ]
+
+
+_BETA = re.compile(r"\(fun\s+[^=]+(?:=>|↦)[^()]*\)\s*[\w(]")
+
+
+def _beta_redex(p: Mismatch, s: Scene) -> list[Advice]:
+    """`h : (fun x => x + 1) a = (fun x => x + 1) b` where `a = b` is needed: the function is
+    written but not yet applied (no beta reduction); simplify the hypothesis first."""
+    if not _BETA.search(p.has) or _BETA.search(p.expected):
+        return []
+    if not re.fullmatch(r"[\w'₀-₉]+", p.term.strip()):
+        return []
+    return [
+        (
+            s.line,
+            f"Do simplify `{p.term}` first: write `simp at {p.term}` (or `dsimp only at "
+            f"{p.term}`) before line {s.line}. `(fun x => …) a` is not yet reduced to its "
+            "body at `a` (beta reduction), so its statement does not match the goal as written.",
+        )
+    ]
+
+
+_ABS_DIFF = re.compile(r"\|([^|]+?)\s-\s([^|]+?)\|")
+
+
+def _abs_sub_order(p: Mismatch, s: Scene) -> list[Advice]:
+    """`|a - b| < 1` where `|b - a| < 1` is needed: the same number (`abs_sub_comm`), not the
+    same expression, so `exact` does not accept it."""
+    swapped = _ABS_DIFF.sub(lambda m: f"|{m.group(2)} - {m.group(1)}|", p.has)
+    if swapped == p.has or not context.same(swapped, p.expected):
+        return []
+    if not evidence.in_library("abs_sub_comm", True) or not _OTHER_NUMBERS.search(s.statement):
+        return []
+    source = s.source()
+    fixed = "rwa [abs_sub_comm]" if re.fullmatch(rf"exact\s+{re.escape(p.term)}", source) else None
+    step = f"write `{fixed}`" if fixed else "rewrite with `abs_sub_comm` first"
+    return [
+        (
+            s.line,
+            f"Do {step} on line {s.line}: `{shorten(p.has, 20)}` and `{shorten(p.expected, 20)}` "
+            "differ in the order of the subtraction, equal by `abs_sub_comm` but not the same "
+            "expression, so `exact` does not accept one for the other.",
         )
     ]
 
@@ -443,14 +701,31 @@ def _cast_mismatch(p: Mismatch, s: Scene) -> list[Advice]:
     if re.fullmatch(r"0 ≤ ↑\w+", _norm(p.expected)):
         var = _norm(p.expected).split("↑", 1)[1]
         lemma = f" (or `Int.natCast_nonneg {var}`)"
+    target = _cast_target(s)
+    # omega reads casts from ℕ into ℤ, never into ℝ or ℚ: it is named only for ℤ.
+    omega = ", or use `omega`" if target == "ℤ" else ""
+    into = f"from ℕ to {target}" if target else "into another number type"
     return [
         (
             s.line,
-            f"Do write `exact_mod_cast {p.term}` on line {s.line}{lemma}, or use `omega`: the goal "
-            f"`{shorten(p.expected, 30)}` has casts `↑` (coercions from ℕ to ℤ) and `{p.term}` "
+            f"Do write `exact_mod_cast {p.term}` on line {s.line}{lemma}{omega}: the goal "
+            f"`{shorten(p.expected, 30)}` has casts `↑` (coercions {into}) and `{p.term}` "
             "proves the fact without them.",
         )
     ]
+
+
+_NUMBER_TYPES = {"ℤ": "ℤ", "Int": "ℤ", "ℝ": "ℝ", "Real": "ℝ", "ℚ": "ℚ", "Rat": "ℚ"}
+
+
+def _cast_target(s: Scene) -> str | None:
+    """The type a `↑` casts into, read off the statement: a type ascription `(3 : ℝ)` in the
+    conclusion, else the one non-ℕ number type among the binders; None when it is not clear."""
+    conclusion = s.conclusion or ""
+    found = {_NUMBER_TYPES[t] for t in re.findall(r":\s*(ℤ|Int|ℝ|Real|ℚ|Rat)\s*\)", conclusion)}
+    if not found:
+        found = {_NUMBER_TYPES[t] for _, t in s.hypotheses if t in _NUMBER_TYPES}
+    return found.pop() if len(found) == 1 else None
 
 
 def _intro_name(premise: str, taken: set[str]) -> str:
@@ -463,6 +738,8 @@ def _intro_name(premise: str, taken: set[str]) -> str:
 
 
 def _needs_intro(p: Mismatch, s: Scene) -> list[Advice]:
+    if p.application:
+        return []  # the expected type is an argument's, not the goal's: nothing to introduce
     want = split_target(p.expected)
     has = split_target(p.has)
     taken = {n for n, _ in s.hypotheses}
@@ -640,7 +917,7 @@ def _or_constructor_side(p: Mismatch, s: Scene) -> list[Advice]:
             s,
             f"Or.{other_side} {context.as_argument(proof)}",
             f"`{shorten(proof, 16)}` proves `{shorten(wanted, 16)}`, the {side} side of "
-            f"`{shorten(goal, 24)}`, and `Or.{other_side}` is the constructor for that side",
+            f"`{shorten(goal, 24)}`, and `Or.{other_side}` builds that side",
         )
     ]
 
@@ -1050,6 +1327,12 @@ def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = (
 
 def _is_value_type(typ: str) -> bool:
     return bool(_VALUE_TYPE.fullmatch(_norm(typ)))
+
+
+def is_value_type(typ: str) -> bool:
+    """A type of values (`Nat`, `ℝ`, `List α`), not a proposition: a goal that asks for one
+    asks for a term, such as an ∃'s witness left open."""
+    return _is_value_type(typ)
 
 
 def goal_at_first_step(scene: Scene) -> Goal | None:

@@ -536,8 +536,15 @@ def square_hints(goal: str, facts: Sequence[str], domain: str) -> list[str] | No
     numbers = sorted(set(re.findall(r"(?<![\w.])\d+(?![\w.])", goal)) - {"0", "2"})[:3]
     candidates = [f"{a} - {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
     candidates += [f"{a} + {b}" for i, a in enumerate(names) for b in names[i + 1 :]]
-    candidates += [f"{a} - {c}" for a in names for c in ["1", *numbers]]
-    for inside in candidates[:8]:
+    # A completed square's constant is half the linear coefficient (`y ^ 2 + 6 * y + 9` is
+    # `(y + 3) ^ 2`) and the root of the constant term: those first, then small ones.
+    numerals = [int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", goal)]
+    halves = [str(n // 2) for n in numerals if n > 2 and n % 2 == 0]
+    roots = [str(r) for n in numerals if n > 1 for r in [round(n**0.5)] if r * r == n]
+    constants = list(dict.fromkeys([*halves, *roots, "1", "2", *numbers]))
+    candidates += [f"{a} - {c}" for a in names for c in constants]
+    candidates += [f"{a} + {c}" for a in names for c in constants]
+    for inside in candidates[:14]:
         if nlinarith_proves(goal, facts, domain, [f"0 ≤ ({inside}) ^ 2"]):
             return [f"sq_nonneg ({inside})"]
     return None

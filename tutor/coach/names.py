@@ -8,6 +8,7 @@ reach for. Distance: Damerau-Levenshtein on lower-cased names, so Lean 3 spellin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -124,6 +125,16 @@ CORE_LEMMAS = [
 
 # Mathlib lemma names that exist under these spellings (for attempts that import Mathlib).
 MATHLIB_LEMMAS = [
+    # max / min (Mathlib/Order/Lattice.lean, Order/MinMax.lean) and division by a nonzero
+    "max_le",
+    "max_lt",
+    "le_min",
+    "lt_min",
+    "le_max_left",
+    "le_max_right",
+    "min_le_left",
+    "min_le_right",
+    "div_self",
     "sq_nonneg",
     "mul_pos",
     "mul_nonneg",
@@ -246,6 +257,18 @@ MATHLIB_TACTICS = frozenset(
         "polyrith",
     ]
 )
+
+
+def mathlib_names_in(text: str, allowed: str = "") -> set[str]:
+    """The Mathlib-only tactics and lemmas a suggestion names in its code spans, or `Mathlib`
+    itself, leaving out those in `allowed` (the student's own attempt, which already uses
+    them): advice a course without Mathlib must not show."""
+    only = (set(MATHLIB_LEMMAS) | set(MATHLIB_TACTICS)) - set(CORE_LEMMAS)
+    code = " ".join(re.findall(r"`([^`]+)`", text))
+    named = set(re.findall(r"[\w.']+", code)) & only
+    if re.search(r"\bMathlib\b", text):
+        named.add("Mathlib")
+    return {n for n in named if not re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", allowed)}
 
 
 @dataclass(frozen=True)

@@ -134,13 +134,19 @@ class CoachOutcome:
 def _for_course(coach: Any, header: str, statement: str) -> Any:
     """The compiler coach told whether the course has Mathlib (the exercise's header imports
     it): a core-Lean course never hears of Mathlib tactics and lemmas."""
-    from tutor.coach.compiler import CompilerCoach, uses_mathlib
+    from tutor.coach.compiler import CompilerCoach
 
     if not isinstance(coach, CompilerCoach) or coach.config.mathlib is not None:
         return coach
-    mathlib = "Mathlib" in header or uses_mathlib(statement)
-    coach.config = replace(coach.config, mathlib=mathlib)
+    coach.config = replace(coach.config, mathlib=_course_has_mathlib(header, statement))
     return coach
+
+
+def _course_has_mathlib(header: str, statement: str) -> bool:
+    """The exercise's header imports Mathlib (or its statement uses Mathlib notation)."""
+    from tutor.coach.compiler import uses_mathlib
+
+    return "Mathlib" in header or uses_mathlib(statement)
 
 
 def ask_coach(
@@ -158,6 +164,7 @@ def ask_coach(
     proof gets none (there is nothing to fix, and advice there only fills the review queue);
     advice that gives the answer away is kept only for a student who has opened every hint
     the exercise has, and then counts as a hint (`gives_hint`)."""
+    from tutor.coach.names import mathlib_names_in
     from tutor.coach.types import CoachUnavailable
 
     if result.valid:
@@ -179,10 +186,13 @@ def ask_coach(
         log.exception("the coach (%s) failed", source)
         return CoachOutcome([], source, f"The coach ({source}) failed: {exc}")
     answers_allowed = _hints_exhausted(student_id, exercise_id)
+    core = not _course_has_mathlib(header, statement)
     suggestions = [
         (max((s.line or 0) - shift, 0), s.text, s.kind, {"reveals": True} if s.reveals else {})
         for s in feedback.suggestions
-        if (answers_allowed or not s.reveals) and not _AGENT_TOOLS.search(s.text)
+        if (answers_allowed or not s.reveals)
+        and not _AGENT_TOOLS.search(s.text)
+        and not (core and mathlib_names_in(s.text, allowed=proof))
     ]
     detail = (
         f"fell back from {feedback.requested_source}: {feedback.fallback_reason}"

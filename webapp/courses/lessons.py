@@ -23,8 +23,9 @@ def render_markdown(text: str) -> SafeString:
     return mark_safe(_MARKDOWN.render(text))  # noqa: S308 - html disabled above
 
 
-def render_markdown_inline(text: str) -> SafeString:
-    """One line of Markdown (a hint): `code` spans, emphasis and links, no paragraphs."""
+def render_inline_markdown(text: str) -> SafeString:
+    """One paragraph's inline Markdown (`code`, *emphasis*) without the `<p>` around it: a
+    hint or a coach suggestion sits inside a list item or a line of its own."""
     return mark_safe(_MARKDOWN.renderInline(text))  # noqa: S308 - html disabled above
 
 
@@ -74,7 +75,7 @@ def hint_state(student: Any, exercise: Exercise) -> HintState:
         )
     )
     opened = [
-        (i, render_markdown_inline(hints[i])) for i in range(len(hints)) if i in opened_indexes
+        (i, render_inline_markdown(hints[i])) for i in range(len(hints)) if i in opened_indexes
     ]
     # Hints open one by one: the next is the first one not opened yet.
     next_index = next((i for i in range(len(hints)) if i not in opened_indexes), None)

@@ -4,6 +4,7 @@
 import { forEachDiagnostic, setDiagnostics } from '@codemirror/lint';
 import { StateField } from '@codemirror/state';
 import { showTooltip } from '@codemirror/view';
+import { renderCodeSpans } from './codespans.js';
 import { leanPosition } from './positions.js';
 
 function rangeOf(doc, d) {
@@ -28,10 +29,12 @@ export function toLint(doc, result) {
     covered.add(d.line);
     const severity = d.kind === 'sorry_goal' ? 'info' : d.severity === 'information' ? 'info' : d.severity;
     const message = d.kind === 'sorry_goal' ? `Goal at this sorry:\n${d.message}` : d.message;
+    const text = coach.length ? `${message}\n\nCoach: ${coach.join('\nCoach: ')}` : message;
     out.push({
       from, to, severity: ['error', 'warning', 'info', 'hint'].includes(severity) ? severity : 'info',
       source: 'Lean',
-      message: coach.length ? `${message}\n\nCoach: ${coach.join('\nCoach: ')}` : message,
+      message: text,
+      renderMessage: () => renderCodeSpans(text),
     });
   }
   // A suggestion on a line Lean said nothing about is still shown there.
@@ -39,7 +42,11 @@ export function toLint(doc, result) {
     if (covered.has(line)) continue;
     const docLine = doc.line(Math.min(Math.max(line, 1), doc.lines));
     const start = docLine.from + (docLine.text.length - docLine.text.trimStart().length);
-    out.push({ from: start, to: Math.max(docLine.to, start), severity: 'hint', source: 'Coach', message: `Coach: ${texts.join('\nCoach: ')}` });
+    const text = `Coach: ${texts.join('\nCoach: ')}`;
+    out.push({
+      from: start, to: Math.max(docLine.to, start), severity: 'hint', source: 'Coach',
+      message: text, renderMessage: () => renderCodeSpans(text),
+    });
   }
   return out;
 }
@@ -77,7 +84,8 @@ export const cursorTooltip = StateField.define({
           for (const d of found) {
             const item = document.createElement('div');
             item.className = `cm-diagnostic cm-diagnostic-${d.severity}`;
-            item.textContent = d.message;
+            if (d.renderMessage) item.append(d.renderMessage());
+            else item.textContent = d.message;
             dom.append(item);
           }
           return { dom };

@@ -261,4 +261,4 @@ def test_omega_on_a_function_variable_suggests_instantiating_the_forall_hypothes
 def test_a_swapped_hypothesis_name_prefers_the_same_letters() -> None:
     attempt = "theorem t (p q : Prop) : p → (p → q) → q := by\n  intro hp hpq\n  exact hqp hp"
     d = diag(3, 8, "unknown identifier 'hqp'", K.UNKNOWN_IDENTIFIER, end=(3, 11))
-    assert "with `hpq`" in advise(attempt, d).suggestions[0].text
+    assert "`exact hpq hp`" in advise(attempt, d).suggestions[0].text  # the fixed step

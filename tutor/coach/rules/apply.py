@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, families, fixes, linear
-from tutor.coach.advice import binder_names, next_step
-from tutor.coach.context import as_argument, expanded, proofs_of, same
+from tutor.coach.advice import binder_names, forall_instance, next_step
+from tutor.coach.context import as_argument, expanded, instantiate, proofs_of, same
 from tutor.coach.goals import (
     Goal,
     Shape,
+    Split,
     shorten,
     split_target,
 )
@@ -48,11 +49,83 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     if goals and shape in (Shape.NOT, Shape.NE):
         return [_negation_by_intro(d, ctx, goals[0])]
+    extreme = _max_min_bound(d, ctx, goals[0]) if goals and ctx.mathlib else None
+    if extreme is not None:
+        return [extreme]
+    bound = _abs_bound(goals[0].target) if goals and ctx.mathlib else None
+    if bound is not None:
+        lemma, split = bound
+        bound_value = split.right.strip()
+        negated = (
+            f"-{bound_value}" if re.fullmatch(r"[\w.']+", bound_value) else f"-({bound_value})"
+        )
+        return one(
+            d.line,
+            f"Do write `rw [{lemma}]` on line {d.line} before `constructor`: "
+            f"`{shorten(goals[0].target, 20)}` is not a conjunction until `{lemma}` rewrites it "
+            f"into `{negated} {split.op} {split.left[1:-1]} ∧ {split.left[1:-1]} {split.op} "
+            f"{split.right}`, which `constructor` then splits.",
+        )
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
         "∧ or ↔. Check its shape and pick a tactic that fits it.",
     )
+
+
+# `max a b ≤ c` is two bounds (`max_le`), as `c ≤ min a b` is (`le_min`): Mathlib's names.
+_EXTREMES = {
+    ("max", "≤", "left"): "max_le",
+    ("max", "<", "left"): "max_lt",
+    ("min", "≤", "right"): "le_min",
+    ("min", "<", "right"): "lt_min",
+}
+
+
+def _max_min_bound(d: Diagnostic, ctx: Context, goal: Goal) -> Advice | None:
+    """`constructor` on `max a b ≤ c`: not a conjunction, but `max_le` takes the two bounds
+    (`le_min` for `c ≤ min a b`); the whole step when the facts are in scope."""
+    split = split_target(goal.target)
+    for side, inner, other in (
+        ("left", split.left, split.right),
+        ("right", split.right, split.left),
+    ):
+        found = re.fullmatch(r"(max|min)\s+(\S+)\s+(\S+)", inner.strip())
+        lemma = _EXTREMES.get((found.group(1), split.op, side)) if found else None
+        if found is None or lemma is None or not evidence.in_library(lemma, ctx.mathlib):
+            continue
+        a, b = found.group(2), found.group(3)
+        bounds = (
+            [f"{a} {split.op} {other}", f"{b} {split.op} {other}"]
+            if side == "left"
+            else [f"{other} {split.op} {a}", f"{other} {split.op} {b}"]
+        )
+        facts = scene_at(d, ctx).facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+        proofs = [proofs_of(bound, facts) for bound in bounds]
+        step = (
+            f"exact {lemma} {as_argument(proofs[0][0])} {as_argument(proofs[1][0])}"
+            if all(proofs)
+            else f"apply {lemma}"
+        )
+        return Advice(
+            d.line,
+            f"Do write `{step}` on line {d.line} instead of `constructor`: "
+            f"`{shorten(goal.target, 20)}` is not a conjunction, but `{lemma}` proves it from "
+            f"the two bounds `{shorten(bounds[0], 14)}` and `{shorten(bounds[1], 14)}`.",
+        )
+    return None
+
+
+def _abs_bound(target: str) -> tuple[str, Split] | None:
+    """(`abs_le`, the split) for `|e| ≤ c` (`abs_lt` for `<`): an absolute value bounded above
+    is two bounds, but only once the lemma states it as an ∧."""
+    split = split_target(target)
+    left = split.left.strip()
+    if split.op not in ("≤", "<") or not (left.startswith("|") and left.endswith("|")):
+        return None
+    if left.count("|") != 2:
+        return None
+    return ("abs_le" if split.op == "≤" else "abs_lt"), split
 
 
 def _negation_by_intro(d: Diagnostic, ctx: Context, goal: Goal) -> Advice:
@@ -115,6 +188,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     unify = _UNIFY.search(d.message + "\n")
     if unify and goal is not None:
         applied = (unify.group("fn") or "").strip().lstrip("@")
+        if not applied:  # older Lean ("failed to unify") does not name it: the student's line
+            written = re.match(
+                r"(?:·\s*)?(?:apply|exact|refine)\s+@?([\w.'₀-₉]+)",
+                ctx.text.line(line).strip(),
+            )
+            applied = written.group(1) if written else ""
         conclusion = " ".join(unify.group("conclusion").split())
         facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
         relative = families.relative_for_goal(applied, conclusion, goal.target, ctx.mathlib)
@@ -193,6 +272,13 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
     for name, typ in facts:
         if name in (applied, "_") or "✝" in name or not typ:
             continue
+        head = name
+        if typ.startswith("∀"):  # `∀ n, P n → Q n` for the goal `Q 5`: at the value read off
+            instance = _forall_at_goal(typ, target)
+            if instance is None:
+                continue
+            values, typ = instance
+            head = f"{name} {values}"
         premises, conclusion = [], typ
         while (split := split_target(conclusion)).shape is Shape.IMPLIES:
             premises.append(split.left)
@@ -201,9 +287,26 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
             continue
         proofs = [proofs_of(premise, facts) for premise in premises]
         if all(proofs):
-            return name, " ".join([name, *(as_argument(p[0]) for p in proofs)])
-        return name, name
+            return name, " ".join([head, *(as_argument(p[0]) for p in proofs)])
+        return name, head if head != name else name
     return None
+
+
+def _forall_at_goal(typ: str, target: str) -> tuple[str, str] | None:
+    """(`5`, `P 5 → Q 5`) for `∀ n, P n → Q n` and the goal `Q 5`: the values that make the
+    ∀'s conclusion the goal, and the statement at them."""
+    names = binder_names(typ)
+    body = typ.split(",", 1)[1].strip() if "," in typ else ""
+    if not names or not body:
+        return None
+    conclusion = body
+    while (split := split_target(conclusion)).shape is Shape.IMPLIES:
+        conclusion = split.right
+    values = forall_instance(target, f"∀ {' '.join(names)}, {conclusion}")
+    if values is None:
+        return None
+    instance = instantiate(typ, values.split())
+    return (values, instance) if instance else None
 
 
 def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
@@ -215,8 +318,8 @@ def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
     if goal is None:
         return one(
             line,
-            f"Don't use `{tactic}` on line {line}: `left` and `right` choose a side of an ∨ "
-            "goal, and this goal is not an ∨. Check its shape first.",
+            f"Don't use `{tactic}` on line {line}: it works only on an ∨ goal, where it "
+            "chooses a side, and this goal is not an ∨. Check its shape first.",
         )
     shape = split_target(goal.target).shape
     if shape in (Shape.AND, Shape.IFF):
@@ -225,9 +328,9 @@ def _side_failed(d: Diagnostic, ctx: Context, tactic: str) -> list[Advice]:
         both = f" (here `exact {proofs[0]}`)" if proofs else ""
         return one(
             line,
-            f"Do use `constructor` on line {line} instead of `{tactic}`{both}: `left` and "
-            f"`right` choose a side of an ∨, but the goal `{shorten(goal.target, 30)}` needs "
-            "both parts.",
+            f"Do use `constructor` on line {line} instead of `{tactic}`{both}: `{tactic}` works "
+            f"only on an ∨ goal, where it chooses a side, but the goal "
+            f"`{shorten(goal.target, 30)}` needs both parts.",
         )
     return one(
         line,

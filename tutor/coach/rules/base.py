@@ -114,6 +114,7 @@ class WitnessStep:
     form: str  # the step with `{}` where the values go: `exists {}`, `refine ⟨{}, ?_⟩`
     conclusion: str  # the statement's ∃
     domain: str
+    written: str = ""  # the student's step as written (`exact ⟨6, by decide⟩`)
 
 
 def witness_step(ctx: Context, before: int) -> WitnessStep | None:
@@ -139,14 +140,25 @@ def witness_step(ctx: Context, before: int) -> WitnessStep | None:
             raw, form = match.group("refined"), "refine ⟨{}, ?_⟩"
         else:
             raw, form = match.group("exact"), "exact ⟨{}, ?_⟩"
-        values = [v.strip() for v in raw.split(",")]
+        # `refine ⟨6, ?_, ?_⟩` leaves the ∃'s property (an ∧) as two holes: only values count.
+        values = [v.strip() for v in raw.split(",") if v.strip() not in ("?_", "_")]
         if len(values) == len(found.names):
-            return WitnessStep(tactic.line, values, form, conclusion, found.domain)
+            written = tactic.text.strip().lstrip("·").strip()
+            return WitnessStep(tactic.line, values, form, conclusion, found.domain, written)
     return None
 
 
 def _with_values(form: str, values: list[str]) -> str:
     return form.format(", ".join(values))
+
+
+def _rewritten(step: WitnessStep, values: list[str]) -> str:
+    """The student's own step with the new values in place of hers (`exact ⟨7, by decide⟩`),
+    when her values appear in it exactly once; else the step's plain form."""
+    old = ", ".join(step.values)
+    if step.written and step.written.count(old) == 1:
+        return step.written.replace(old, ", ".join(values), 1)
+    return _with_values(step.form, values)
 
 
 def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice | None:
@@ -163,11 +175,11 @@ def wrong_witness(ctx: Context, line: int, claim: str | None = None) -> Advice |
     shown = claim if claim and evidence.is_closed(claim) else body
     if evidence.holds(body, domain) is not False:
         return None
-    chosen = _with_values(step.form, step.values)
+    chosen = step.written or _with_values(step.form, step.values)
     good = evidence.witness(step.conclusion, domain)
     prop = shorten(" ".join(shown.split()), 30)
     if good:
-        fixed = _with_values(step.form, good)
+        fixed = _rewritten(step, good)
         return Advice(
             step.line,
             f"Do write `{fixed}` on line {step.line} instead of `{chosen}`: with your witness "
@@ -191,13 +203,61 @@ def refuted_claim(ctx: Context, line: int, target: str) -> list[Advice] | None:
     domain = step.domain if step else evidence.domain_of_text(ctx.statement + "\n" + target)
     if not evidence.refuted(target, domain):
         return None
-    found = wrong_witness(ctx, line, target)
+    found = wrong_witness(ctx, line, target) or _witness_in_goal(ctx, line, target, domain)
     if found:
         return [found]
     return [false_claim_advice(line, _false_because(target, domain))]
 
 
+def _witness_in_goal(ctx: Context, line: int, target: str, domain: str) -> Advice | None:
+    """`use 4` on `Even 10` (an ∃ in disguise: `10 = r + r`) leaves `10 = 4 + 4`: the value
+    chosen on the `use`/`exists` line is in the false goal; the value that makes it true,
+    found by evaluation, is the fix, said at that line."""
+    for number in range(line, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        chosen = re.fullmatch(r"(use|exists)\s+(-?\d+)", code)
+        if chosen is None:
+            continue
+        value = chosen.group(2)
+        pattern = rf"(?<![\w.]){re.escape(value)}(?![\w.])"
+        if value.startswith("-"):
+            pattern = rf"\(?{re.escape(value)}\)?"
+        if not re.search(pattern, target):
+            return None
+        typ = {evidence.NAT: "ℕ", evidence.INT: "ℤ"}.get(domain, "ℝ")
+        # Every occurrence is the witness, or (`12 = 3 * 3` after `use 3` on `3 ∣ 12`) one of
+        # them is: a value counts only when every reading that has one agrees on it.
+        spots = list(re.finditer(pattern, target))
+        readings = [re.sub(pattern, "w", target)] + [
+            target[: m.start()] + "w" + target[m.end() :] for m in spots if len(spots) > 1
+        ]
+        answers = set()
+        for template in readings:
+            good = evidence.witness(f"∃ w : {typ}, {template}", domain)
+            if good:
+                answers.add(good[0])
+            if good and template == readings[0]:
+                break
+        if len(answers) != 1 or value in answers:
+            return None
+        good = sorted(answers)
+        return Advice(
+            number,
+            f"Do write `{chosen.group(1)} {good[0]}` on line {number} instead of `{code}`: with "
+            f"{value} the goal becomes `{shorten(' '.join(target.split()), 24)}`, which is "
+            f"false, so no tactic can finish the proof; {good[0]} makes it true.",
+        )
+    return None
+
+
 _DOMAIN_NAMES = {evidence.NAT: "ℕ", evidence.INT: "ℤ", evidence.REAL: "ℝ"}
+
+
+def false_because(target: str, domain: str) -> str:
+    """Why a closed claim is false, for advice that names no tactic (see `_false_because`)."""
+    return _false_because(target, domain)
 
 
 def _false_because(target: str, domain: str) -> str:

@@ -19,8 +19,10 @@ from tutor.coach.source import AttemptText, statement_hypotheses
 from tutor.lean.types import Diagnostic
 
 _ALTERNATIVE = re.compile(r"alternative\s*[`']?(\w+)[`']?\s+has not been provided", re.IGNORECASE)
+# The name may end in `'` itself (`succ'`), so the closing quote is the opening one, lazily.
 _INVALID_ALT = re.compile(
-    r"invalid alternative name\s*[`']?([\w.']+)[`']?:?\s*expected\s*(.+)", re.I
+    r"invalid alternative name\s*(?P<q>[`']?)(?P<name>[\w.']+?)(?P=q):?\s*expected\s*(?P<rest>.+)",
+    re.I,
 )
 _CASE_SHAPES = {
     "succ": "| succ k ih => ...",
@@ -57,9 +59,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     invalid = _INVALID_ALT.search(d.message)
     if invalid:
-        written = invalid.group(1)
-        expected = re.findall(r"[`']([\w.]+)[`']", invalid.group(2)) or [
-            invalid.group(2).split()[0].strip("`'")
+        written = invalid.group("name")
+        expected = re.findall(r"[`']([\w.]+)[`']", invalid.group("rest")) or [
+            invalid.group("rest").split()[0].strip("`'")
         ]
         short = written.rsplit(".", 1)[-1]
         if "." in written and short in expected:

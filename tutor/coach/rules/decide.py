@@ -24,7 +24,11 @@ from tutor.lean.types import Diagnostic
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     lowered = d.message.lower()
-    if "proved that the proposition" in lowered:
+    # Lean 4.12+: "Tactic `decide` proved that the proposition … is false"; before that:
+    # "decide failed, proposition … is false". Either way the claim evaluated to false.
+    if "proved that the proposition" in lowered or re.search(
+        r"proposition\s*\n[^\n]+\n\s*is false", lowered
+    ):
         prop = d.message.split("\n")[1].strip() if "\n" in d.message else "the statement"
         witness = wrong_witness(ctx, line, prop)
         if witness:

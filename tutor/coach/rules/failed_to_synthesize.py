@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach import evidence, linear
 from tutor.coach.goals import (
     shorten,
 )
@@ -11,6 +12,7 @@ from tutor.coach.rules.base import (
     Advice,
     Context,
     one,
+    scene_at,
 )
 from tutor.lean.types import Diagnostic
 
@@ -27,6 +29,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"`decide`: it cannot check a statement for all {var}, there are infinitely many; "
             "prove the body for an arbitrary value.",
         )
+    real = _decide_on_reals(d, ctx, body)
+    if real is not None:
+        return [real]
     numeral = re.match(r"OfNat\s+\((.+)\)\s+(\d+)$", body)
     if numeral and numeral.group(1).lstrip().startswith("∃"):
         n = numeral.group(2)
@@ -46,4 +51,30 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         line,
         f"Do check the types on line {line}: Lean needs an instance `{shorten(body, 30)}` "
         "that does not exist, so an operation is used on a type that lacks it.",
+    )
+
+
+def _decide_on_reals(d: Diagnostic, ctx: Context, body: str) -> Advice | None:
+    """`decide` on a claim about ℝ: equality of real numbers cannot be computed, so there is
+    no `Decidable` instance; the step that does prove it (checked: linarith from the facts,
+    norm_num when it is closed), else the kind of tactic."""
+    claim = re.fullmatch(r"Decidable\s*\((.+)\)", body.strip())
+    if claim is None or not ctx.text.line(d.line).strip().lstrip("·").strip().startswith("decide"):
+        return None
+    target = claim.group(1)
+    scene = scene_at(d, ctx)
+    facts = scene.facts()
+    types = {n: t for n, t in facts if t}
+    if evidence.domain_of_text(target + " " + " ".join(types.values()), types) != evidence.REAL:
+        return None
+    if evidence.is_closed(target) and evidence.holds(target, evidence.REAL) is True:
+        step = "norm_num"
+    else:
+        step = linear.closer(target, facts, evidence.REAL, ctx.mathlib) or ""
+    instead = f"Use `{step}` instead" if step else "Use a tactic that works with real numbers"
+    return Advice(
+        d.line,
+        f"Don't use `decide` on line {d.line} for a claim about real numbers: equality of reals "
+        f"cannot be computed, so Lean has no `Decidable` instance for it. {instead}"
+        f"{': it follows from your hypotheses' if step and step != 'norm_num' else ''}.",
     )

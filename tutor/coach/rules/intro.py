@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import binder_names, next_step
 from tutor.coach.goals import (
@@ -41,6 +43,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"`{shorten(goal.target, 30)}` is an {what}, not an implication, so split it "
             "and prove each part in its own `·` block.",
         )
+    taken = _hypothesis_to_take_apart(ctx, line, scene)
+    if taken is not None:
+        return [taken]
     if split.shape is Shape.EXISTS:
         values = evidence.witness(goal.target, evidence.domain_of_text(ctx.statement))
         if values:
@@ -65,6 +70,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             line,
             f"Do give a witness on line {line} with `{tactic} w` or `refine ⟨w, ?_⟩` instead "
             f"of `intro`: the goal `{shorten(goal.target, 30)}` is an ∃, so you choose the value.",
+        )
+    if split.shape is Shape.EQ and _is_set_equality(goal.target, scene) and ctx.mathlib:
+        name = (ctx.text.line(line).split() + ["x"])[1]
+        name = name if name.isidentifier() else "x"
+        return one(
+            line,
+            f"Do write `ext {name}` on line {line} instead of `intro`: the goal "
+            f"`{shorten(goal.target, 30)}` is an equality of sets, not an implication, and "
+            f"`ext {name}` (extensionality) turns it into `{name} ∈ … ↔ {name} ∈ …`.",
         )
     source = ctx.text.line(line).strip().split()
     premises = _count_binders(goal.target)
@@ -119,4 +133,37 @@ def _too_many_names(d: Diagnostic, ctx: Context) -> Advice | None:
         f"Do write `intro {kept}` on line {d.line}: after those the goal is "
         f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left to introduce, so {dropped} "
         f"{'is' if len(names) - done == 1 else 'are'} {many} too many.",
+    )
+
+
+def _is_set_equality(target: str, scene: fixes.Scene) -> bool:
+    """Both sides are sets: built with `∩`, `∪`, `\\`, `ᶜ`, or variables declared `Set …`."""
+    if re.search(r"[∩∪ᶜ]|\s\\\s", target):
+        return True
+    sets = {n for n, t in scene.hypotheses if t.startswith(("Set ", "Finset "))}
+    split = split_target(target)
+    return bool(sets) and {split.left.strip(), split.right.strip()} <= sets
+
+
+def _hypothesis_to_take_apart(ctx: Context, line: int, scene: fixes.Scene) -> Advice | None:
+    """`intro n hn` on a goal with no binder while a hypothesis `h : ∃ n, P n` (or an ∧) is
+    what the names were meant for: `intro` works on the goal; a hypothesis is taken apart
+    with `obtain`."""
+    words = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").split()
+    if len(words) < 3 or words[0] not in ("intro", "rintro"):
+        return None
+    names = [w for w in words[1:] if re.fullmatch(r"[\w'₀-₉]+", w)]
+    pairs = [
+        (n, t)
+        for n, t in scene.facts()
+        if t and split_target(t).shape in (Shape.EXISTS, Shape.AND) and "✝" not in n
+    ]
+    if len(pairs) != 1 or len(names) != 2:
+        return None
+    fact = pairs[0][0]
+    return Advice(
+        line,
+        f"Do write `obtain ⟨{', '.join(names)}⟩ := {fact}` on line {line} instead of "
+        f"`{words[0]}`: `{words[0]}` works on the goal's ∀ and →, and the goal has none; the "
+        f"names are for the parts of the hypothesis `{fact}`, which `obtain` takes apart.",
     )

@@ -58,17 +58,26 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if found:
             return [found]
     if is_nonlinear(context_text):
+        call = _checked_nlinarith(goal, original, domain)
+        if call is None:
+            # No square tried makes nlinarith work (or the terms are not read): name none.
+            return one(
+                line,
+                f"Do find the square or product fact this goal needs before line {line}: "
+                f"{tactic} only adds hypotheses (nlinarith also multiplies them in pairs), and "
+                "none of the simple squares of your variables makes the goal follow; state it "
+                "with `have` (for example the square the expression completes to).",
+            )
         if tactic == "nlinarith":
             return one(
                 line,
-                f"Do give `nlinarith` the square it needs on line {line}: write "
-                f"`{nlinarith_hint(goal)}`; it multiplies hypotheses in pairs but only uses "
-                "squares you list.",
+                f"Do give `nlinarith` the square it needs on line {line}: write `{call}`; it "
+                "multiplies hypotheses in pairs but only uses squares you list.",
             )
         return one(
             line,
-            f"Do replace `linarith` on line {line} with `{nlinarith_hint(goal)}`: linarith "
-            "only adds hypotheses linearly, and this goal needs products or squares.",
+            f"Do replace `linarith` on line {line} with `{call}`: linarith only adds "
+            "hypotheses linearly, and this goal needs products or squares.",
         )
     if any(t.strip() in ("ℕ", "Nat") for t in types.split()) and "-" in context_text:
         return one(
@@ -80,9 +89,25 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     return one(
         line,
         f"Do give `linarith` the fact it is missing on line {line}: no linear combination "
-        f"of {listed} proves the goal. Prove the missing inequality with `have` first, or "
-        "pass it as `linarith [h]`.",
+        f"of {listed} proves the goal. Prove the missing inequality with `have` first "
+        "(linarith already uses every hypothesis in the context), or check the goal is true.",
     )
+
+
+def _checked_nlinarith(goal: Goal, original: str | None, domain: str) -> str | None:
+    """An nlinarith call that proves the goal as its preprocessing does (tutor/coach/linear.py):
+    bare, or with the one square it needs; None when neither is shown to work. Falls back to
+    the named-variables hint only when the terms cannot be read at all (no claim either way)."""
+    if original is None:
+        return None
+    facts = [h.type for h in goal.hypotheses for n in h.names if not n.startswith("a✝")]
+    proves = linear.nlinarith_proves(original, facts, domain)
+    if proves:
+        return "nlinarith"
+    if proves is None:
+        return nlinarith_hint(goal) if domain == evidence.REAL else None
+    squares = linear.square_hints(original, facts, domain)
+    return f"nlinarith [{', '.join(squares)}]" if squares else None
 
 
 _PRODUCT_LEMMAS = {"≤": "mul_nonneg", "<": "mul_pos"}

@@ -58,6 +58,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 )
     shown = f"`{shorten(pattern, 40)}`" if pattern else "the rule's left side"
     types = dict(statement_hypotheses(ctx.statement))
+    if pattern and goals:
+        peeled = _sum_not_peeled(line, pattern, goals[0], ctx)
+        if peeled:
+            return [peeled]
+        whole = _ring_instead(line, shown, pattern, goals[0], ctx)
+        if whole:
+            return [whole]
     if goals and fixes.is_linear_arith(goals[0].target, types) and _omega_proves(goals[0], types):
         return one(
             line,
@@ -125,6 +132,51 @@ def _own_rule(
                     f"`{pattern}`.",
                 )
     return None
+
+
+_RANGE = re.compile(r"Finset\.range\s+(\([^()]*\)|[\w'₀-₉]+)")
+
+
+def _sum_not_peeled(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [ih]` where `ih` is about `Finset.range (k + 1)` and the goal sums over
+    `Finset.range (k + 1 + 1)`: the sum must lose its last term first (`Finset.sum_range_succ`)
+    before the induction hypothesis's sum appears in it."""
+    if not ctx.mathlib or not evidence.in_library("Finset.sum_range_succ", True):
+        return None
+    bounds = _RANGE.findall(pattern)
+    if len(bounds) != 1 or "∑" not in pattern:
+        return None
+    inner = bounds[0].strip("()")
+    larger = rf"Finset\.range\s+\(\s*{re.escape(inner)}\s*\+\s*1\s*\)"
+    if not re.search(larger, goal.target):
+        return None
+    return Advice(
+        line,
+        f"Do write `rw [Finset.sum_range_succ]` before this rewrite on line {line}: the goal "
+        f"sums over `Finset.range ({inner} + 1)`, one term more than the sum in the rule; peel "
+        "off the last term first, and then the rule's sum appears in the goal.",
+    )
+
+
+def _ring_instead(line: int, shown: str, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """A rewrite that finds nothing on a goal that is an identity of commutative algebra
+    (checked by evaluation at several points): `ring` proves it without any rewriting."""
+    split = split_target(goal.target)
+    if not ctx.mathlib or split.shape is not Shape.EQ:
+        return None
+    if not evidence.identity(goal.target, evidence.REAL):
+        return None
+    power = "*" in pattern and "^" in goal.target and "^" not in pattern
+    why = (
+        "a power such as `x ^ 2` is not a product until rewritten with `sq`"
+        if power
+        else f"{shown} does not appear in the goal as written"
+    )
+    return Advice(
+        line,
+        f"Do close the goal with `ring` on line {line} instead of this `rw`: {why}, and the "
+        "goal is an identity of algebra, which `ring` proves directly.",
+    )
 
 
 def _omega_proves(goal: Goal, types: dict[str, str]) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import context, evidence, fixes, linear
 from tutor.coach.goals import (
     Goal,
     shorten,
@@ -67,6 +67,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         listed = _with_hypothesis(goal, scene, tactic)
         if listed:
             return one(line, listed.replace("{line}", str(line)))
+        built = _built_from_facts(goal, scene)
+        if built:
+            return one(line, built.replace("{line}", str(line)))
+        denominator = _nonzero_denominator(goal, scene) if ctx.mathlib else None
+        if denominator:
+            return one(line, denominator.replace("{line}", str(line)))
     return one(
         line,
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
@@ -99,6 +105,49 @@ def _with_hypothesis(goal: Goal, scene: fixes.Scene, tactic: str) -> str | None:
         f"never uses hypotheses unless you list them, and `{name}` rewrites part of the goal "
         f"`{shorten(goal.target, 30)}`."
     )
+
+
+def _built_from_facts(goal: Goal, scene: fixes.Scene) -> str | None:
+    """`simp` on `p ∧ q` with `hp : p`, `hq : q` in scope: the goal is built from the
+    hypotheses, which simp never uses unless they are listed; the term that builds it."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    proofs = context.proofs_of(goal.target, facts)
+    if not proofs:
+        return None
+    proof = proofs[0]
+    names = [n for n, _ in facts if re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", proof)]
+    if not names:
+        return None
+    listed = ", ".join(dict.fromkeys(names))
+    return (
+        f"Do write `exact {proof}` on line {{line}} (or `simp [{listed}]`): simp does not use "
+        f"your hypotheses unless you list them, and the goal `{shorten(goal.target, 30)}` is "
+        "built from them."
+    )
+
+
+def _nonzero_denominator(goal: Goal, scene: fixes.Scene) -> str | None:
+    """`x / x = 1` with `hx : x ≠ 0`: simp cannot cancel a denominator it does not know is
+    nonzero; `div_self hx` is the fact, `field_simp` the tactic that uses `hx`."""
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    for name, typ in facts:
+        nonzero = re.fullmatch(r"\s*(.+?)\s*≠\s*0\s*", typ or "")
+        if nonzero is None or "✝" in name:
+            continue
+        e = nonzero.group(1)
+        atom = e if re.fullmatch(r"[\w'₀-₉]+", e) else f"({e})"
+        if not re.search(rf"/\s*{re.escape(atom)}(?![\w'])", goal.target):
+            continue
+        if context.same(goal.target, f"{atom} / {atom} = 1"):
+            return (
+                f"Do write `exact div_self {name}` on line {{line}}: `{atom} / {atom} = 1` holds "
+                f"only because `{name}` says `{e} ≠ 0`, which simp does not use unless told."
+            )
+        return (
+            f"Do use `field_simp` on line {{line}} instead: it clears the denominator `{e}` using "
+            f"`{name} : {e} ≠ 0`, which simp does not, and leaves an equation without division."
+        )
+    return None
 
 
 def _starts_with_simp(source: str) -> bool:

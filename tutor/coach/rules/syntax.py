@@ -42,6 +42,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do put the rewrite rules in square brackets on line {line}, as in `{fixed}`: "
             "Lean 4 writes `rw [h]` and `simp only [h]`, not `rw h`.",
         )
+    if "expected ':='" in lowered or "expected `:=`" in lowered:
+        colon = re.fullmatch(
+            r"(?P<head>(?:·\s*)?(?:obtain|have|let|rcases)\b.*?)\s:\s(?P<rest>[\w'₀-₉.]+)\s*",
+            source_line.strip(),
+        )
+        if colon:
+            fixed = f"{colon.group('head')} := {colon.group('rest')}"
+            return one(
+                line,
+                f"Do write `{fixed}` on line {line}: the fact to take apart (or the proof) comes "
+                "after `:=`; a single `:` would start a type, and a name is no type.",
+            )
     bare = _bare_tactic(d, ctx)
     if bare:
         return [bare]
@@ -50,8 +62,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         shown = f"`{lambda_line}`" if lambda_line else "`fun x => ...`"
         return one(
             line,
-            f"Do write {shown} on line {line}: a Lean 3 `λ x, e` (or `fun x -> e`) is "
-            "`fun x => e` in Lean 4, with `=>` (or `↦`) after the binder instead of the comma.",
+            f"Do write {shown} on line {line}: Lean 3's comma (or `->`) after a `fun` binder "
+            "is `=>` (or `↦`) in Lean 4, so `fun x => e`, not a comma.",
         )
     if "begin" in source_line.split() or source_line.strip() == "begin":
         return one(

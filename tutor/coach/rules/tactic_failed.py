@@ -38,6 +38,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     tactic = _tactic(opening, d.message, ctx.text.line(d.line))
     if tactic == "positivity":
         return _positivity(d, ctx, opening)
+    if tactic == "split":
+        return _split(d, ctx)
     needs = NEEDS.get(tactic)
     if needs is None:
         return other.advise(d, ctx)
@@ -47,6 +49,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
     )
     if tactic in ("ring", "ring_nf") and goal is not None:
+        division = _truncating_division(d.line, goal, scene.variable_types(), tactic)
+        if division:
+            return [division]
         found = _ring(d.line, goal, facts, scene.variable_types(), ctx.mathlib)
         if found:
             return [found]
@@ -120,11 +125,59 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"Do use `{closer}` on line {line} instead of `positivity`: that proves `0 ≤ e`, "
             f"`0 < e` or `e ≠ 0` from the shape of `e` alone, while this goal follows {source}.",
         )
+    given = [t for n, t in facts if t and "✝" not in n and n != "_"]
+    squares = linear.square_hints(target, given, domain) if ctx.mathlib else None
+    if squares:
+        return one(
+            line,
+            f"Do use `nlinarith [{', '.join(squares)}]` on line {line} instead of `positivity`: "
+            f"the goal `{shorten(target, 20)}` holds because the expression is a square in "
+            "disguise, which positivity cannot see from its parts.",
+        )
     return one(
         line,
         f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "
         "parts of `e` (squares, `|x|`, positive numerals, variables with a hypothesis `0 < x`) "
         f"and found no such reason for `{shorten(target, 24)}`.",
+    )
+
+
+def _truncating_division(
+    line: int, goal: Goal, types: dict[str, str], tactic: str
+) -> Advice | None:
+    """`ring` on a goal with `/` or `%` over ℕ or ℤ: division there rounds down, so the goal
+    is no identity of a ring; the kind of step missing, without naming one."""
+    domain = evidence.domain_of_text(goal.target, {**types, **goal.variable_types()})
+    if domain not in (evidence.NAT, evidence.INT) or not re.search(r"\s[/%]\s", goal.target):
+        return None
+    where = "ℕ" if domain == evidence.NAT else "ℤ"
+    return Advice(
+        line,
+        f"Don't use `{tactic}` on line {line} on this goal: `/` on {where} rounds down, which "
+        "ring does not know. State the fact without the division first (multiply it out, as "
+        "in `2 * s = n * (n + 1)`).",
+    )
+
+
+def _split(d: Diagnostic, ctx: Context) -> list[Advice]:
+    """Lean 3's `split` on an ∧ or ↔: in Lean 4 `split` splits an `if … then … else` or a
+    `match` in the goal, and `constructor` splits a structure such as ∧ and ↔."""
+    scene = scene_at(d, ctx)
+    goal = goal_here(d, scene) or _traced(scene)
+    shape = split_target(goal.target).shape if goal else None
+    if shape in (Shape.AND, Shape.IFF):
+        assert goal is not None
+        return one(
+            d.line,
+            f"Do write `constructor` on line {d.line} instead of `split`: in Lean 4 `split` "
+            "only splits an `if … then … else` or a `match` in the goal, and "
+            f"`{shorten(goal.target, 24)}` is split into its two parts with `constructor`.",
+        )
+    return one(
+        d.line,
+        f"Don't use `split` on line {d.line} unless the goal has an `if … then … else` or a "
+        "`match`: that is all it splits in Lean 4 (a structure such as ∧ or ↔ is split with "
+        "`constructor`). Check the goal's shape first.",
     )
 
 

@@ -237,11 +237,26 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
     types = {**scene.variable_types(), **{n: t for n, t in facts if t}}
     source = ctx.text.line(d.line).strip()
     goal = traced_goal(ctx.statement, ctx.text, d.line)
+    previous = ctx.text.last_code_line(d.line - 1)
+    after_apply = (
+        families.chain_after_apply(
+            ctx.text.line(previous),
+            previous,
+            traced_goal(ctx.statement, ctx.text, previous),
+            facts,
+            ctx.mathlib,
+        )
+        if previous is not None and "?" in parts.expected
+        else []
+    )
     for found in (
+        after_apply,
         families.conjunction_half(parts, d.line, source),
+        families.abs_half(parts, d.line, source, ctx.mathlib),
         families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
         families.relation_swap(parts, d.line, source, ctx.mathlib),
-        families.already_proves(parts, d.line, goal),
+        families.result_relation_swap(parts, d.line, source, facts, ctx.mathlib),
+        families.already_proves(parts, d.line, goal, facts),
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
         families.strict_from_weak(parts, d.line, facts, ctx.mathlib),

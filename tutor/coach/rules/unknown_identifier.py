@@ -101,6 +101,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     premise = _premise_not_introduced(ctx, name, line)
     if premise is not None:
         return [premise]
+    anonymous = _anonymous_have(ctx, name, line)
+    if anonymous is not None:
+        return [anonymous]
     lean4 = _lean3_namespace(name)
     if lean4 is not None:
         return [
@@ -189,15 +192,24 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     """A typo of a name in scope only with evidence (one candidate within one edit, a
     hypothesis where the name reads as one); otherwise say what is in scope, naming no fix."""
     scope = _local_names(ctx, line)
-    proofs = [n for n, t in scope if t and not _type_word(t) and "✝" not in n]
+    # A name a pattern gave (`obtain ⟨k, hk⟩ := h` on an `Even n`) has no type the trace can
+    # read; one that reads as a hypothesis (`hk`) still counts as one.
+    proofs = [
+        n
+        for n, t in scope
+        if "✝" not in n and (t and not _type_word(t) or not t and re.match(r"h\w*$", n))
+    ]
     pool = proofs if name.startswith("h") else [n for n, _ in scope if "✝" not in n]
     near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
     same_letters = [n for n in near if sorted(n) == sorted(name)]
     near = same_letters if len(same_letters) == 1 else near
     if len(near) == 1 and len(name) > 1 and _fits_where_used(ctx, name, near[0], scope, line):
+        code = ctx.text.line(line).split("--", 1)[0].strip()
+        fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", near[0], code)
+        step = f"write `{fixed}`" if len(fixed) <= 40 else f"replace `{name}` with `{near[0]}`"
         return (
-            f"Do replace `{name}` on line {line} with `{near[0]}`: nothing named `{name}` is "
-            f"in scope there, and `{near[0]}` is the one name in scope spelled almost the same."
+            f"Do {step} on line {line}: nothing named `{name}` is in scope there, and "
+            f"`{near[0]}` is the one name in scope spelled almost the same."
         )
     shown = ", ".join(f"`{n}`" for n in proofs[:4])
     listed = f" The hypotheses in scope are {shown}." if shown else ""
@@ -271,18 +283,128 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
         code = ctx.text.line(number).split("--", 1)[0].strip()
         if re.match(r"^(theorem|lemma|example)\b", code):
             break
-        if not re.match(r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b", code):
+        if not re.match(
+            r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b|^\|\s*⟨", code
+        ) and not re.search(r"\bfun\s*⟨", code):
             continue
-        groups = _ANONYMOUS.findall(code)
+        # A `match` alternative: only its pattern (before `=>`) names anything.
+        pattern = code.split("=>", 1)[0].strip() if code.startswith("|") else code
+        groups = _ANONYMOUS.findall(pattern)
         holes = [g for g in groups if "_" in [p.strip() for p in g.split(",")]]
-        if len(holes) != 1 or [p.strip() for p in holes[0].split(",")].count("_") != 1:
-            continue
-        parts = [p.strip() for p in holes[0].split(",")]
-        named = ", ".join(name if p == "_" else p for p in parts)
-        fixed = code.replace(f"⟨{holes[0]}⟩", f"⟨{named}⟩", 1)
-        why = f"The `_` in `⟨{holes[0]}⟩` on line {number} throws that part away"
-        return number, fixed, why
+        if len(holes) == 1:
+            parts = [p.strip() for p in holes[0].split(",")]
+            hole = _slot_for(name, parts, _destructured(ctx, number, code))
+            if hole is None:
+                continue
+            named = ", ".join(name if i == hole else p for i, p in enumerate(parts))
+            fixed = code.replace(f"⟨{holes[0]}⟩", f"⟨{named}⟩", 1)
+            what = "that part" if parts.count("_") == 1 else "a part (each `_` does)"
+            why = f"The `_` in `⟨{holes[0]}⟩` on line {number} throws {what} away"
+            return number, fixed, why
+        short = _short_pattern(ctx, name, number, code, groups)
+        if short is not None:
+            return short
     return None
+
+
+def _anonymous_have(ctx: Context, name: str, line: int) -> Advice | None:
+    """`have : a ≤ b := …` then `exact h2`: a `have` without a name calls its fact `this`, so
+    the name the student uses was never given; name the fact where it is made."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    scope = _local_names(ctx, line)
+    near = [
+        n
+        for n, _ in scope
+        if damerau_levenshtein(name, n) <= 1 and _fits_where_used(ctx, name, n, scope, line)
+    ]
+    if near and goal_at(ctx, line) is not None:
+        return None  # a spelling slip of a name in scope is the likelier reading
+    for number in range(line - 1, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip()
+        if re.match(r"^(theorem|lemma|example)\b", code):
+            return None
+        if re.match(r"^(?:·\s*)?have\s*:", code):
+            fixed = re.sub(r"\bhave\s*:", f"have {name} :", code, count=1)
+            shown = f"`{fixed}`" if len(fixed) <= 40 else f"`have {name} : …`"
+            return Advice(
+                number,
+                f"Do name the fact on line {number}: write {shown}. A `have` without a name "
+                f"calls its fact `this`, so `{name}` is never bound and is unknown on line "
+                f"{line} (or write `this` there).",
+            )
+    return None
+
+
+def _destructured(ctx: Context, number: int, code: str) -> str | None:
+    """The type a `⟨…⟩` pattern on line `number` takes apart: the fact after `:=` of an
+    `obtain`/`rcases`, else (for `intro`, `rintro`, `fun`) the premise of the goal there."""
+    taken = re.search(r":=\s*([\w'₀-₉]+)\s*$", code) or re.match(
+        r"^(?:·\s*)?(?:rcases|cases)\s+([\w'₀-₉]+)\s+with\b", code
+    )
+    if code.startswith("|"):  # a `match h with` alternative takes `h` apart
+        for above in range(number - 1, 0, -1):
+            matched = re.match(r"^\s*(?:·\s*)?match\s+([\w'₀-₉]+)\s+with\b", ctx.text.line(above))
+            if matched:
+                taken = matched
+                break
+    if taken:
+        return dict(facts_in_scope(ctx.statement, ctx.text, number)).get(taken.group(1))
+    goal = traced_goal(ctx.statement, ctx.text, number)
+    split = split_target(goal) if goal else None
+    if split is not None and split.shape is Shape.IMPLIES:
+        return split.left
+    return None
+
+
+def _parts_of(typ: str | None) -> list[str] | None:
+    """The parts a two-place `⟨a, b⟩` gives of an ∧ (its halves) or an ∃ (witness, property)."""
+    if typ is None:
+        return None
+    split = split_target(typ)
+    if split.shape is Shape.AND:
+        return [split.left, split.right]
+    if split.shape is Shape.EXISTS:
+        body = split.right.split(",", 1)
+        return ["", body[1].strip()] if len(body) == 2 else None
+    return None
+
+
+def _slot_for(name: str, parts: list[str], typ: str | None) -> int | None:
+    """Which `_` of the pattern `name` was meant for: the only one, else the part whose
+    statement the name spells (`hp` for the half `p`), else None (no guess)."""
+    holes = [i for i, p in enumerate(parts) if p == "_"]
+    if len(holes) == 1:
+        return holes[0]
+    halves = _parts_of(typ)
+    if halves is None or len(halves) != len(parts):
+        return None
+    spelled = [i for i in holes if halves[i] and name in (f"h{halves[i]}", f"h_{halves[i]}")]
+    if len(spelled) == 1:
+        return spelled[0]
+    # An ∃'s property is its one proof part: a name that reads as a proof goes there.
+    if halves[0] == "" and name.startswith("h") and len(parts) - 1 in holes:
+        return len(parts) - 1
+    return None
+
+
+def _short_pattern(
+    ctx: Context, name: str, number: int, code: str, groups: list[str]
+) -> tuple[int, str, str] | None:
+    """`rintro ⟨n⟩` on `(∃ n, P n) → …`, then `hn`: the pattern names one part of the two an
+    ∃ (or ∧) has, so the other is never bound; add it, `name` where it reads as the proof."""
+    singles = [g for g in groups if "," not in g and g.strip()]
+    if len(groups) != 1 or len(singles) != 1:
+        return None
+    halves = _parts_of(_destructured(ctx, number, code))
+    if halves is None:
+        return None
+    given = singles[0].strip()
+    if halves[0] == "" and not name.startswith("h"):
+        return None  # an ∃'s second part is its property: only a proof-like name goes there
+    fixed = code.replace(f"⟨{singles[0]}⟩", f"⟨{given}, {name}⟩", 1)
+    why = f"The pattern `⟨{given}⟩` on line {number} names one of the two parts it takes apart"
+    return number, fixed, why
 
 
 def _bound_somewhere(ctx: Context, name: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import fixes
+from tutor.coach.goals import Shape, shorten, split_target
 from tutor.coach.names import (
     MATHLIB_TACTICS,
 )
@@ -34,6 +35,22 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do write `intro {names}` on line {line}: `assume` is Lean 3; Lean 4 introduces "
             "premises and ∀ variables with `intro`.",
         )
+    if tactic == "from" and len(words) > 1:
+        term = " ".join(words[1:])
+        return one(
+            line,
+            f"Do write `exact {term}` on line {line}: `from` is Lean 3; in a Lean 4 tactic block "
+            "a finished proof term is given with `exact`.",
+        )
+    if tactic in ("use", "existsi") and len(words) > 1 and goal is not None:
+        shape = split_target(goal.target).shape
+        if shape in (Shape.FORALL, Shape.IMPLIES):
+            return one(
+                line,
+                f"Do start with `intro` on line {line}: the goal `{shorten(goal.target, 24)}` is "
+                f"a {'∀' if shape is Shape.FORALL else '→'} first, and its ∃ comes after it; then "
+                "give the witness with `exists` (`use` is not part of core Lean).",
+            )
     if tactic in ("use", "existsi") and len(words) > 1:
         value = " ".join(words[1:]).strip(",")
         return one(

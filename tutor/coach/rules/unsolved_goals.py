@@ -4,15 +4,24 @@ or `}`; the fix goes after the last tactic of that block."""
 from __future__ import annotations
 
 import re
+from itertools import product
 
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import next_step
+from tutor.coach.algebra import ac_step
+from tutor.coach.context import as_argument, proofs_of, same, traced_goal
 from tutor.coach.goals import (
+    Goal,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
     Context,
     case_phrase,
+    definitions,
+    false_because,
+    false_claim_advice,
     goals_of,
     impossible_case,
     refuted_claim,
@@ -31,6 +40,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         refuted = refuted_claim(ctx, anchor, goal.target)
         if refuted:
             return refuted
+    for rule in (
+        _witness_never_given,
+        _side_condition_left,
+        _bare_commutativity,
+        _unfolded_in_goal_only,
+        _cast_numerals,
+        _false_statement,
+        _witness_false_for_every_value,
+    ):
+        found = rule(ctx, anchor, goals)
+        if found:
+            return [found]
     more = f" ({len(goals)} goals remain)" if len(goals) > 1 else ""
     text = (
         f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
@@ -58,6 +79,223 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             )
         )
     return advice
+
+
+def _false_statement(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`norm_num` (or `simp`) that leaves `⊢ False` with no hypotheses, on a statement with no
+    variables: it evaluated the statement and found it false; no step proves it."""
+    goal = goals[0]
+    if goal.target.strip() != "False" or goal.hypotheses:
+        return None
+    claim = traced_goal(ctx.statement, ctx.text, anchor)
+    if claim is None or not evidence.is_closed(re.sub(r"\((\d+)\s*:\s*[ℕℤℝℚ]\)", r"\1", claim)):
+        return None
+    plain = re.sub(r"\((\d+)\s*:\s*[ℕℤℝℚ]\)", r"\1", claim)
+    domain = evidence.domain_of_text(claim)
+    if evidence.holds(plain, domain) is not False:
+        return None
+    return false_claim_advice(anchor, false_because(plain, domain))
+
+
+def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`intro n` then `exists n` on `∃ m, m > n` leaves `n > n`, false whatever `n` is: the
+    witness is wrong, not the steps after it; a term in the other variables that makes the
+    property follow (checked by tutor/coach/linear.py), else say the witness is wrong."""
+    code = ctx.text.line(anchor).split("--", 1)[0].strip().lstrip("·").strip()
+    chosen = re.fullmatch(r"(exists|use)\s+(.+)", code)
+    before = traced_goal(ctx.statement, ctx.text, anchor)
+    found = evidence.existential(before, evidence.domain_of_text(ctx.statement)) if before else None
+    if chosen is None or found is None or len(found.names) != 1:
+        return None
+    goal = goals[0]
+    if found.domain not in (evidence.NAT, evidence.INT):
+        return None
+    free = sorted(set(re.findall(r"(?<![\w.'])([a-z][\w'₀-₉]*)(?![\w'])", goal.target)))
+    if not 1 <= len(free) <= 2:
+        return None
+    points = [
+        dict(zip(free, values, strict=True)) for values in product(range(-3, 6), repeat=len(free))
+    ]
+    if found.domain == evidence.NAT:
+        points = [p for p in points if min(p.values()) >= 0]
+    if any(evidence.holds(goal.target, found.domain, point) is not False for point in points):
+        return None  # not false at every point tried: maybe a later step can finish it
+    facts = [t for n, t in goal.named_facts() if "✝" not in n]
+    var = found.names[0]
+    for candidate in [f"{free[0]} + 1", free[0], f"{free[0]} + 2", f"2 * {free[0]}", "0", "1"]:
+        body = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({candidate})", found.body)
+        if linear.entails(body, facts, found.domain):
+            fixed = f"{chosen.group(1)} {candidate}"
+            return Advice(
+                anchor,
+                f"Do write `{fixed}` on line {anchor} instead of `{code}`: with your witness the "
+                f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no "
+                "step after it can finish; this one makes the property hold.",
+            )
+    return Advice(
+        anchor,
+        f"Do choose another witness than `{chosen.group(2)}` on line {anchor}: with it the "
+        f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no step after "
+        "it can finish.",
+    )
+
+
+def _cast_numerals(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`↑3 + 1 = 4` left after `rw [h]`: only numerals and their casts remain, and the claim
+    is true once the casts are read as the numbers they are; `norm_num` evaluates it."""
+    target = goals[0].target
+    if not ctx.mathlib or "↑" not in target:
+        return None
+    plain = re.sub(r"↑\s*\(?(\d+)\)?", r"\1", target)
+    if "↑" in plain or not evidence.is_closed(plain):
+        return None
+    if evidence.holds(plain, evidence.REAL) is not True:
+        return None
+    cast = re.search(r"↑\s*\(?(\d+)\)?", target)
+    number = cast.group(1) if cast else "3"
+    return Advice(
+        anchor,
+        f"Do add `norm_num` after line {anchor}: only numbers are left in "
+        f"`{shorten(target, 20)}`, `↑{number}` being the number {number} cast to another type, "
+        "and norm_num evaluates them, casts included.",
+    )
+
+
+def _unfolded_in_goal_only(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`simp [f]` (or `unfold f`) unfolded the exercise's `def` in the goal only, while a
+    hypothesis the goal needs still mentions `f`: unfold it there too (`at h ⊢`)."""
+    code = ctx.text.line(anchor).split("--", 1)[0].strip().lstrip("·").strip()
+    if " at " in code:
+        return None
+    step = re.match(r"(simp|simp only|unfold|rw|dsimp)\s*\[?([^\]]*)\]?\s*$", code)
+    if step is None:
+        return None
+    listed = set(re.findall(r"[\w'.₀-₉]+", step.group(2)))
+    unfolded = [d for d in definitions(ctx) if d in listed]
+    goal = goals[0]
+    mention = r"(?<![\w.']){}(?![\w'])"
+    hiding = [
+        (n, d)
+        for n, t in goal.named_facts()
+        for d in unfolded
+        if "✝" not in n
+        and re.search(mention.format(re.escape(d)), t)
+        and not re.search(mention.format(re.escape(d)), goal.target)
+    ]
+    if not hiding:
+        return None
+    name, defined = hiding[0]
+    head = (
+        "unfold" if step.group(1) == "unfold" else "simp only" if "only" in code else step.group(1)
+    )
+    fixed = (
+        f"{head} {defined} at {name} ⊢" if head == "unfold" else f"{head} [{defined}] at {name} ⊢"
+    )
+    return Advice(
+        anchor,
+        f"Do unfold `{defined}` in `{name}` too: write `{fixed}` on line {anchor}. Without "
+        f"`at` it works on the goal only, and the fact the goal `{shorten(goal.target, 20)}` "
+        f"needs is still hidden inside `{name}`.",
+    )
+
+
+_METAVARIABLE = re.compile(r"\?([\w.]+)")
+
+
+def _witness_never_given(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`constructor` (or `apply Exists.intro`) on an ∃ leaves the value open: one goal shows a
+    placeholder `?w` and another, `case w`, asks for a number. The witness was never chosen;
+    name one that evaluation shows works, else say which kind of step is missing."""
+    values = {g.case for g in goals if g.case and fixes.is_value_type(g.target)}
+    holes = {m for g in goals for m in _METAVARIABLE.findall(g.target)}
+    open_values = sorted(values & holes)
+    code = ctx.text.line(anchor).strip().lstrip("·").strip()
+    opening = r"constructor|apply\s+Exists\.intro|(?:refine|exact)\s+⟨\s*\??_\s*,.*⟩"
+    if not open_values or not re.fullmatch(opening, code):
+        return None
+    tactic = "use" if ctx.mathlib else "exists"
+    statement_goal = traced_goal(ctx.statement, ctx.text, anchor)
+    found = (
+        evidence.witness(statement_goal, evidence.domain_of_text(ctx.statement))
+        if statement_goal and statement_goal.startswith("∃")
+        else None
+    )
+    step = f"`{tactic} {', '.join(found)}`" if found else f"`{tactic} v` with a value `v`"
+    hole = open_values[0]
+    return Advice(
+        anchor,
+        f"Do write {step} on line {anchor} instead of `{code}`: on an ∃ it leaves the witness "
+        f"unspecified, the placeholder `?{hole}` (goal `case {hole}`), so you never chose the "
+        "value; the ∃ needs the number that makes its property true.",
+    )
+
+
+_SIDE_CASES = {"zero", "succ", "nil", "cons", "inl", "inr", "intro", "mp", "mpr", "left", "right"}
+
+
+def _side_condition_left(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`rw [abs_of_nonneg]` closes the main goal but leaves the lemma's hypothesis (`0 ≤ x`,
+    as `case h`) as a new goal: pass its proof to the lemma (found from the facts, or the
+    strict fact's `.le`), else say that a side condition is what is left."""
+    match = re.fullmatch(r"(?:·\s*)?rw\s*\[\s*([\w.']+)\s*\]", ctx.text.line(anchor).strip())
+    goal = goals[0]
+    if not match or not goal.case or goal.case in _SIDE_CASES or len(goals) != 1:
+        return None
+    lemma = match.group(1)
+    if not ("_" in lemma or "." in lemma) or lemma in dict(goal.named_facts()):
+        return None  # a hypothesis of the student's, not a lemma with hypotheses
+    facts = fixes.Scene(ctx.statement, ctx.text, anchor).facts() + goal.named_facts()
+    proofs = proofs_of(goal.target, facts)
+    proof = proofs[0] if proofs else _weakened(goal.target, facts, ctx.mathlib)
+    side = f"its hypothesis `{shorten(goal.target, 20)}` as a new goal (`case {goal.case}`)"
+    if proof is None:
+        return Advice(
+            anchor,
+            f"Do prove the side condition after line {anchor}: `rw [{lemma}]` rewrote the goal "
+            f"and left {side}; prove it next, or pass its proof to `{lemma}` in the `rw`.",
+        )
+    return Advice(
+        anchor,
+        f"Do write `rw [{lemma} {as_argument(proof)}]` on line {anchor}: `rw [{lemma}]` "
+        f"rewrote the goal but left {side}, and `{shorten(proof, 16)}` proves it.",
+    )
+
+
+def _weakened(target: str, facts: list[tuple[str, str]], mathlib: bool) -> str | None:
+    """`hx.le` for the goal `0 ≤ x` from `hx : 0 < x` (Mathlib's `LT.lt.le`), or
+    `Nat.le_of_lt hx` in core."""
+    want = split_target(target)
+    if want.op != "≤":
+        return None
+    for name, typ in facts:
+        have = split_target(typ)
+        if have.op == "<" and same(have.left, want.left) and same(have.right, want.right):
+            return f"{name}.le" if mathlib else f"Nat.le_of_lt {name}"
+    return None
+
+
+_BARE_COMM = re.compile(r"^(?:·\s*)?rw\s*\[\s*(?:←\s*)?((?:Nat\.|Int\.)?(?:add|mul)_comm)\s*\]\s*$")
+
+
+def _bare_commutativity(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
+    """`rw [Nat.add_comm]` with no arguments rewrites the first sum it matches (often the whole
+    side), which leaves a goal that is still true by reordering: say so, and name the closing
+    step (omega on ℕ/ℤ, else the reordering)."""
+    goal = goals[0]
+    match = _BARE_COMM.match(ctx.text.line(anchor).strip())
+    reordered = ac_step(goal.target) if match else None
+    if not match or not reordered:
+        return None
+    lemma = match.group(1)
+    op = "sum" if "add" in lemma else "product"
+    types = goal.variable_types()
+    closer = "omega" if fixes.is_linear_arith(goal.target, types) else reordered
+    return Advice(
+        anchor,
+        f"Do name the terms to swap on line {anchor}, as in `rw [{lemma} x y]`, or close the goal "
+        f"with `{closer}`: with no arguments `{lemma}` rewrites the first {op} it matches (the "
+        f"outermost, leftmost one), leaving `{shorten(goal.target, 30)}`.",
+    )
 
 
 def _origin_line(text: AttemptText, line: int) -> int | None:
