@@ -3,7 +3,9 @@ rolling back do. One permission table covers every view."""
 
 from __future__ import annotations
 
+import functools
 import json
+import tempfile
 from pathlib import Path
 from unittest import mock
 
@@ -98,10 +100,19 @@ def test_status_fragment_asks_the_real_components(admin_client: Client) -> None:
         assert f'id="component-{component}"' in html
 
 
+@functools.cache
+def _model_folder() -> str:
+    """A folder the model resolver accepts as a Hugging Face model (a config.json): the
+    launch form checks that the base model exists; nothing here loads it."""
+    folder = Path(tempfile.mkdtemp(prefix="console-model-"))
+    (folder / "config.json").write_text("{}")
+    return str(folder)
+
+
 def _launch_data(cast: Cast, **overrides: object) -> dict[str, object]:
     data = {"algorithm": "FD-GRPO", "preset": "tiny", "steps": 6, "feedback_source": "fixed",
             "alpha": 0.9, "top_k": 25, "switch_step": 3, "course": cast.course.pk,
-            "base_model": "/models/tiny"}  # fmt: skip
+            "base_model": _model_folder()}  # fmt: skip
     data.update(overrides)
     return data
 
@@ -156,6 +167,53 @@ def test_switch_step_past_the_run_is_refused(admin_client: Client, cast: Cast) -
 def test_a_launch_without_a_problem_set_is_refused(admin_client: Client, cast: Cast) -> None:
     response = admin_client.post(reverse("console:launch"), _launch_data(cast, course=""))
     assert "Choose the course" in response.content.decode()
+    assert not TrainingRun.objects.exists()
+
+
+def test_an_empty_base_model_with_nothing_serving_is_refused_on_the_form(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    data = _launch_data(cast, base_model="", steps=7)
+    with mock.patch("webapp.console.actions.enqueue") as delay:
+        response = admin_client.post(reverse("console:launch"), data, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="error-base_model"' in html and "No checkpoint serves yet" in html
+    assert 'name="steps" value="7"' in html  # the admin's values stay in the form
+    assert not TrainingRun.objects.exists() and not delay.called
+
+
+def test_an_empty_base_model_is_accepted_once_a_checkpoint_serves(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    admin_client.post(
+        reverse("console:promote"),
+        {"checkpoint": _fake_checkpoint(registry_root, "console-9", 2), "confirmed": "1"},
+    )
+    with mock.patch("webapp.console.actions.enqueue"):
+        response = admin_client.post(reverse("console:launch"), _launch_data(cast, base_model=""))
+    assert response.status_code == 302 and TrainingRun.objects.filter(base_model="").exists()
+
+
+def test_a_base_model_that_does_not_exist_is_refused_on_the_form(
+    admin_client: Client, cast: Cast, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "no-such-model")
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, base_model=missing))
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="error-base_model"' in html
+    assert "cannot be loaded" in html and f'value="{missing}"' in html
+    assert not TrainingRun.objects.exists()
+
+
+def test_a_course_without_exercises_is_refused_on_the_form(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.courses.models import Course
+
+    empty = Course.objects.create(slug="empty", title="Empty course")
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, course=empty.pk))
+    assert 'id="error-course"' in response.content.decode()
+    assert "has no exercises to train on" in response.content.decode()
     assert not TrainingRun.objects.exists()
 
 

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
+from webapp.console import training_bridge
 from webapp.console.models import TrainingRun
 from webapp.courses.models import Course
 
@@ -28,6 +31,15 @@ class LaunchForm(forms.ModelForm):
         widgets = {
             "base_model": forms.TextInput(attrs={"placeholder": "/path/to/model or smollm2"})
         }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if "base_model" in cleaned and "course" in cleaned:
+            for name, why in training_bridge.launch_refusals(
+                cleaned["base_model"], cleaned["course"]
+            ).items():
+                self.add_error(name, why)
+        return cleaned
 
 
 class PromoteForm(forms.Form):

@@ -170,6 +170,35 @@ def resolve_base_model(run: TrainingRun) -> str:
     return str(serving)
 
 
+def launch_refusals(base_model: str, course: Any) -> dict[str, str]:
+    """Why a run with this base model and problem set could not start, per form field (empty:
+    it can). Asked before the run is queued, so the admin reads the reason on the form with
+    her values kept, not in a run that fails seconds later. Paths are checked as this server
+    sees them (the web and the `train` workers share the registry and the model folders)."""
+    from tutor.prover.policy.models import ModelNotFound, resolve_model_source
+    from webapp.courses.models import Exercise
+
+    refusals: dict[str, str] = {}
+    spec = base_model.strip()
+    if spec:
+        try:
+            resolve_model_source(spec)
+        except ModelNotFound as exc:
+            refusals["base_model"] = (
+                f"This base model cannot be loaded ({exc}). Type a local model folder, a "
+                ".gguf file or 'smollm2' (the CPU default)."
+            )
+    elif registry().serving_path() is None:
+        refusals["base_model"] = (
+            "No checkpoint serves yet, so an empty base model has nothing to start from. Type "
+            "a local model folder, a .gguf file or 'smollm2' (the CPU default), or promote a "
+            "checkpoint first."
+        )
+    if course is not None and not Exercise.objects.filter(world__course=course).exists():
+        refusals["course"] = f"The course {course} has no exercises to train on."
+    return refusals
+
+
 TINY_SFT_MAX_LENGTH = 2048
 TINY_MAX_PROBLEMS = 8
 TINY_HUMAN_TOKEN_SHARE = 0.9
