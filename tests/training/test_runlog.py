@@ -71,3 +71,18 @@ def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
     assert names == ["reward.png", "reward_by_trajectory.png", "trajectories_seen.png"]
+
+
+def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
+    from training.runlog import plot_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [
+        {"step": 1, "loss": 2.0, "lr": 0.001, "clip_fraction": 0.0},
+        {"step": 2, "loss": 1.5, "lr": 0.001, "clip_fraction": 0.0, "eval/pass@1": 0.5},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
+    assert names == ["loss.png"]  # lr and clip_fraction are flat, eval/pass@1 has one point
+    everything = plot_metrics(path, tmp_path / "all", everything=True)
+    assert len(everything) == 4

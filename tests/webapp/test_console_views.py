@@ -239,7 +239,71 @@ def test_run_page_shows_progress_and_a_chart_of_the_metrics(
         TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"loss": loss})
     html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
     assert f'ws-connect="/ws/console/runs/{run.pk}/"' in html
-    assert "step 2 / 4" in html and "<polyline" in html and "loss: 1.5" in html
+    assert "step 2 / 4" in html and "<polyline" in html
+    assert 'id="run-loss">1.5<' in html  # the current loss leads the page
+
+
+def _status_and_charts(client: Client, run: TrainingRun) -> str:
+    return client.get(reverse("console:run", args=[run.pk])).content.decode()
+
+
+def test_the_run_page_leads_with_phase_elapsed_and_remaining_time(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    start = timezone.now() - timedelta(minutes=3)
+    TrainingRun.objects.filter(pk=run.pk).update(
+        status="running", step=2, started_at=start, phase="training (fd steps)"
+    )
+    for step, loss, reward in [(1, 2.0, 0.1), (2, 1.5, 0.4)]:
+        TrainingMetric.objects.create(
+            run=run, step=step, stage="fd", values={"loss": loss, "reward": reward}
+        )
+    # One step took 60 s: two more steps remain, about 2 min.
+    first, second = TrainingMetric.objects.order_by("step")
+    TrainingMetric.objects.filter(pk=first.pk).update(created_at=start + timedelta(seconds=60))
+    TrainingMetric.objects.filter(pk=second.pk).update(created_at=start + timedelta(seconds=120))
+    html = _status_and_charts(admin_client, run)
+    assert 'id="run-phase">training (fd steps)<' in html
+    assert 'id="run-elapsed">3 min 00 s<' in html or 'id="run-elapsed">3 min 01 s<' in html
+    assert 'id="run-remaining">about 2 min 00 s<' in html
+    assert 'id="run-reward">0.4<' in html and "not evaluated yet" in html
+
+
+def test_charts_have_axes_units_and_the_current_value(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    for step, loss in [(1, 2.0), (2, 1.5), (5, 1.25)]:
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"loss": loss})
+    html = _status_and_charts(admin_client, run)
+    chart = html.split('<figure class="chart">', 1)[1].split("</figure>", 1)[0]
+    assert chart.count('class="chart-axis"') >= 2  # both axes (and their ticks)
+    assert ">step</text>" in chart and ">1</text>" in chart and ">5</text>" in chart
+    assert ">2</text>" in chart and ">1.25</text>" in chart  # the y range is labelled
+    assert "per-token loss" in chart and 'class="chart-now">1.25<' in chart
+    assert 'class="chart-dot"' in chart
+
+
+def test_a_one_point_or_flat_series_is_a_number_not_an_empty_chart(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    TrainingMetric.objects.create(run=run, step=1, stage="fd", values={"eval/pass@1": 0.5})
+    for step in (1, 2):
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"lr": 0.001})
+    html = _status_and_charts(admin_client, run)
+    assert "<svg" not in html.split('id="run-charts"', 1)[1].split("</section>", 1)[0]
+    figures = html.split('id="run-figures"', 1)[1].split("</details>", 1)[0]
+    assert "<dt>eval/pass@1</dt><dd>0.5" in figures and "<dt>lr</dt><dd>0.001" in figures
+    assert 'id="run-held-out">0.5' in html
+
+
+def test_a_run_without_lineage_shows_no_empty_card(admin_client: Client, run: TrainingRun) -> None:
+    html = _status_and_charts(admin_client, run)
+    assert '<section id="run-lineage">' in html and '<section id="run-lineage" class' not in html
+    assert "No metrics yet" in html
 
 
 def test_plot_view_serves_only_the_runs_own_pngs(

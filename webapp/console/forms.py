@@ -44,3 +44,5 @@ class LaunchForm(forms.ModelForm):
 
 class PromoteForm(forms.Form):
     checkpoint = forms.CharField(max_length=500)
+    # Set only by the confirm page's button: a bare POST shows the confirm step instead.
+    confirmed = forms.BooleanField(required=False)

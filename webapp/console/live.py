@@ -23,7 +23,7 @@ MESSAGE_TYPE = "live.html"
 
 # A training run's page: what each push while it runs, and the last one, redraws.
 RUN_TEMPLATE = "console/run.html"
-LIVE_PARTS = ["status", "charts"]
+LIVE_PARTS = ["status", "charts", "lineage"]  # a run's lineage is known from its start
 FINAL_PARTS = ["status", "charts", "plots", "lineage"]
 
 

@@ -73,6 +73,9 @@ class TrainingRun(QueuedWork):
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     step = models.PositiveIntegerField(default=0)
+    # What the run is doing now, in words ("converting the base model ...: 35 s so far",
+    # "loading the model", "training (sft)"); empty once it has ended.
+    phase = models.CharField(max_length=300, blank=True)
     stop_requested = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     output_dir = models.CharField(max_length=500, blank=True)
@@ -133,8 +136,10 @@ class TrainingMetric(models.Model):
 
 
 class RunLineage(models.Model):
-    """What a continual-distillation run trained on (summary), and how its gate decided.
-    The full id lists are in the run folder's lineage.json; LineageItem rows index them."""
+    """What a run trained on (summary), and how its gate decided (continual runs; other runs
+    are not gated: `gate` is empty). Every run has one: a continual run's comes from its
+    lineage.json, any other run's from the problems the console exported for it. LineageItem
+    rows hold the ids, shown (with links) on the run page."""
 
     run = models.OneToOneField(TrainingRun, on_delete=models.CASCADE, related_name="lineage")
     counts = models.JSONField(default=dict)
@@ -148,7 +153,8 @@ class RunLineage(models.Model):
 
 
 class LineageItem(models.Model):
-    """One snapshot id a run used ("attempt-12", "curated-3", "prover-run-5", "student-7").
+    """One id a run used ("attempt-12", "curated-3", "prover-run-5", "student-7",
+    "exercise-4").
     Plain strings, not foreign keys: deleting a student must not erase the record that a past
     run used their data."""
 
@@ -157,6 +163,7 @@ class LineageItem(models.Model):
         REVIEW = "review", "review"
         TRAJECTORY = "trajectory", "trajectory"
         STUDENT = "student", "student"
+        PROBLEM = "problem", "problem"
 
     lineage = models.ForeignKey(RunLineage, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -35,13 +35,22 @@ def _metrics_callback(run: TrainingRun, stop_flag: Any) -> Any:
         TrainingMetric.objects.create(
             run=run, step=step, stage=str(record.get("stage", "")), values=values
         )
-        TrainingRun.objects.filter(pk=run.pk).update(step=Greatest(F("step"), min(step, run.steps)))
+        TrainingRun.objects.filter(pk=run.pk).update(
+            step=Greatest(F("step"), min(step, run.steps)),
+            phase=f"training ({record.get('stage') or 'step'} steps)",
+        )
         # The console sets stop_requested in the database; the trainer only sees the flag.
         if TrainingRun.objects.filter(pk=run.pk, stop_requested=True).exists():
             stop_flag.set()
         push_run_state(run.pk)
 
     return on_metrics
+
+
+def _phase(run: TrainingRun, text: str) -> None:
+    """Say what the run is doing now, to everyone watching it (never silent for minutes)."""
+    TrainingRun.objects.filter(pk=run.pk).update(phase=text[:300])
+    push_run_state(run.pk)
 
 
 def _mark(run: TrainingRun, **fields: Any) -> None:
@@ -60,7 +69,7 @@ def run_training(self: Task, run_pk: int) -> str:
         push_run_state(run.pk, final=not run.is_active)
         return run.status
     directory = training_bridge.run_dir(run)
-    _mark(run, output_dir=str(directory))
+    _mark(run, output_dir=str(directory), phase="exporting the problem set")
     push_run_state(run.pk)
     try:
         outcome = _train(run, directory)
@@ -68,11 +77,12 @@ def run_training(self: Task, run_pk: int) -> str:
         logger.exception("training run %s failed", run.pk)
         run.refresh_from_db()
         _mark(run, status=TrainingRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}",
-              finished_at=timezone.now())  # fmt: skip
+              finished_at=timezone.now(), phase="")  # fmt: skip
     else:
         run.refresh_from_db()
         status = TrainingRun.Status.STOPPED if outcome.stopped else TrainingRun.Status.FINISHED
-        _mark(run, status=status, checkpoint=outcome.checkpoint, finished_at=timezone.now())
+        _mark(run, status=status, checkpoint=outcome.checkpoint, finished_at=timezone.now(),
+              phase="")  # fmt: skip
     finally:
         _plots_quietly(directory)
         push_run_state(run.pk, final=True)
@@ -81,13 +91,17 @@ def run_training(self: Task, run_pk: int) -> str:
 
 def _train(run: TrainingRun, directory: Path) -> training_bridge.TrainingOutcome:
     problems = directory / "problems.jsonl"
-    _, with_proof = training_bridge.export_problems(run, problems)
-    config = training_bridge.build_config(run, problems)
+    exported = training_bridge.export_problems(run, problems)
+    _phase(run, "checking the base model")
+    config = training_bridge.build_config(run, problems, lambda text: _phase(run, text))
     stage = training_bridge.stage_for(run)
+    _phase(run, "loading the model and running the first step")
     if stage == "continual":
         return _continual(run, directory, config)
+    # Not gated: the lineage is the problems it trains on and the held-out split.
+    do_record_run_lineage(run, exported.lineage(config.data.max_problems), {}, False, "")
     if stage == "sft":
-        _mark(run, steps=training_bridge.expected_sft_steps(config, with_proof))
+        _mark(run, steps=training_bridge.expected_sft_steps(config, exported.with_proof))
     stop_flag = training_bridge.new_stop_flag()
     return training_bridge.train(stage, config, _metrics_callback(run, stop_flag), stop_flag)
 
