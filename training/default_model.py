@@ -682,7 +682,7 @@ def safetensors_base(
     tensors = gguf_tensor_count(Path(source.directory) / source.gguf_file)
     what = f"converting the base model {source.gguf_file} ({tensors} tensors) to safetensors"
     say(f"{what}: dequantising")
-    model, tokenizer = _with_heartbeat(
+    model, tokenizer = with_heartbeat(
         lambda: (load_model(source), load_tokenizer(source)), what, say, heartbeat_s
     )
     say(f"{what}: saving")
@@ -704,7 +704,7 @@ def gguf_tensor_count(path: Path) -> int:
     return len(GGUFReader(str(path)).tensors)
 
 
-def _with_heartbeat(work: Callable[[], Any], what: str, say: PhaseCallback, every_s: float) -> Any:
+def with_heartbeat(work: Callable[[], Any], what: str, say: PhaseCallback, every_s: float) -> Any:
     """work() in a helper thread; say "<what>: N s so far" every every_s seconds until it
     ends; its result, or its exception re-raised here."""
     import threading

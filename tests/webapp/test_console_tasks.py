@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 
 from tests.webapp.cast import Cast, make_cast
 from webapp.console import tasks
-from webapp.console.models import TrainingRun
+from webapp.console.models import RunLineage, TrainingRun
 from webapp.courses.models import Exercise
 
 
@@ -92,6 +92,17 @@ def test_a_tiny_sft_run_finishes_with_metrics_checkpoint_plots_and_a_final_push(
     assert messages[-1]["final"] is True and 'data-status="finished"' in messages[-1]["html"]
     assert any("<polyline" in m["html"] for m in messages[:-1])  # live charts while it ran
     assert sum(not m["final"] for m in messages) >= 3  # running + one per step
+    # Never silent: each phase before the first step is pushed to the run's group.
+    pushed = " ".join(m["html"] for m in messages)
+    for phase in ("exporting the problem set", "checking the base model", "loading the model"):
+        assert f'id="run-phase">{phase}' in pushed, phase
+    # Its lineage: the problems it trained on (with links) and the held-out split, not gated.
+    lineage = RunLineage.objects.get(run=run)
+    problems = list(lineage.items.filter(kind="problem").values_list("ref", flat=True))
+    assert problems and lineage.counts["problems"] == len(problems)
+    assert lineage.counts["problems"] + lineage.counts["held_out_problems"] == 4
+    assert lineage.gate == {} and 'id="lineage-gate">Gate: <strong>not gated' in pushed
+    assert f'href="/courses/{cast.course.slug}/' in messages[-1]["html"]
 
 
 def test_a_stop_request_ends_the_run_between_steps(
