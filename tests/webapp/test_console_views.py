@@ -353,8 +353,8 @@ def test_promote_then_roll_back_moves_the_serving_slot(
 ) -> None:
     first = _fake_checkpoint(registry_root, "console-1", 2)
     second = _fake_checkpoint(registry_root, "console-1", 4)
-    admin_client.post(reverse("console:promote"), {"checkpoint": first})
-    admin_client.post(reverse("console:promote"), {"checkpoint": second})
+    admin_client.post(reverse("console:promote"), {"checkpoint": first, "confirmed": "on"})
+    admin_client.post(reverse("console:promote"), {"checkpoint": second, "confirmed": "on"})
     serving = json.loads((registry_root / "serving.json").read_text())
     assert (serving["path"], serving["previous"]) == (second, first)
     response = admin_client.post(reverse("console:rollback"), follow=True)
@@ -366,7 +366,7 @@ def test_promoting_an_unknown_path_changes_nothing(
     admin_client: Client, registry_root: Path
 ) -> None:
     response = admin_client.post(
-        reverse("console:promote"), {"checkpoint": "../../etc"}, follow=True
+        reverse("console:promote"), {"checkpoint": "../../etc", "confirmed": "on"}, follow=True
     )
     assert "is not a checkpoint in the registry" in response.content.decode()
     assert not (registry_root / "serving.json").exists()
@@ -377,3 +377,91 @@ def test_rollback_without_a_previous_checkpoint_says_so(
 ) -> None:
     response = admin_client.post(reverse("console:rollback"), follow=True)
     assert "no previous checkpoint to roll back to" in response.content.decode()
+
+
+def test_promote_without_confirmation_shows_the_confirm_step_and_changes_nothing(
+    admin_client: Client, registry_root: Path
+) -> None:
+    checkpoint = _fake_checkpoint(registry_root, "console-1", 2)
+    response = admin_client.post(reverse("console:promote"), {"checkpoint": checkpoint})
+    assert not (registry_root / "serving.json").exists()
+    assert response.status_code == 302 and "/checkpoints/promote/confirm?" in response["Location"]
+    page = admin_client.get(response["Location"]).content.decode()
+    assert 'id="confirm-path">' + checkpoint in page
+    assert "Not evaluated" in page and "Promote anyway" in page  # said plainly
+    assert 'name="confirmed"' in page
+    # The checkpoints table asks for the confirm page, it does not post a promote.
+    table = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'action="{reverse("console:promote_confirm")}"' in table
+    assert 'method="get"' in table.split('id="checkpoints"', 1)[1]
+
+
+def test_the_confirm_step_says_when_the_gate_refused_the_checkpoint(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    from webapp.console.actions import do_record_run_lineage
+
+    run = TrainingRun.objects.create(
+        algorithm="continual", course=cast.course, created_by=cast.admin, status="finished"
+    )
+    checkpoint = _fake_checkpoint(registry_root, run.run_name, 4, evaluation={"pass@1": 0.25})
+    reason = "pass@1 0.2500 vs serving 0.5000 on 6 gate problems: a difference of -0.2500"
+    gate = {"checkpoint": str(registry_root / checkpoint), "promote": False}
+    do_record_run_lineage(run, {"counts": {}}, gate, False, reason)
+    url = f"{reverse('console:promote_confirm')}?checkpoint={checkpoint}"
+    page = admin_client.get(url).content.decode()
+    gate_text = page.split('id="confirm-gate">', 1)[1].split("</dd>", 1)[0]
+    assert "Refused by the gate" in gate_text and reason in gate_text
+    assert "Promote anyway" in page and "pass@1 0.25" in page
+    assert f'href="{reverse("console:run", args=[run.pk])}"' in page
+    response = admin_client.post(
+        reverse("console:promote"), {"checkpoint": checkpoint, "confirmed": "on"}, follow=True
+    )  # confirmed: the admin's call, through the same action
+    assert "now serves" in response.content.decode()
+    assert json.loads((registry_root / "serving.json").read_text())["path"] == checkpoint
+
+
+def test_every_checkpoint_links_to_the_run_that_made_it(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    run = TrainingRun.objects.create(
+        algorithm="SFT", course=cast.course, created_by=cast.admin, status="finished"
+    )
+    checkpoint = _fake_checkpoint(registry_root, run.run_name, 2)
+    _fake_checkpoint(registry_root, "someone-else", 2)  # no console run: named, not linked
+    run_url = reverse("console:run", args=[run.pk])
+    html = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'class="checkpoint-run" href="{run_url}"' in html
+    assert html.count('class="checkpoint-run"') == 1 and "someone-else" in html
+    assert "not gated" in html
+    admin_client.post(reverse("console:promote"), {"checkpoint": checkpoint, "confirmed": "on"})
+    html = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'id="serving-run" href="{run_url}"' in html  # the serving model's lineage
+
+
+def test_a_run_page_lists_the_ids_it_trained_on_with_links(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.attempts.models import Attempt
+    from webapp.console.actions import do_record_run_lineage
+
+    attempt = Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="rfl")
+    run = TrainingRun.objects.create(algorithm="continual", course=cast.course, status="finished")
+    lineage = {
+        "attempts": [f"attempt-{attempt.pk}", "attempt-999999"],
+        "students": [f"student-{cast.student.pk}"],
+        "held_out_problems": ["a", "b", "c"],
+        "selection_problems": ["a"],
+        "gate_problems": ["b", "c"],
+        "counts": {"attempts": 2, "held_out_problems": 3},
+    }
+    do_record_run_lineage(run, lineage, {"problems": 2}, False, "only 2 gate problems")
+    html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
+    ids = html.split('id="lineage-attempt-ids">', 1)[1].split("</ul>", 1)[0]
+    assert f'href="{reverse("attempts:detail", args=[attempt.pk])}">attempt-{attempt.pk}<' in ids
+    assert "<code>attempt-999999</code>" in ids  # gone: the id stays, without a link
+    assert f"student-{cast.student.pk}" in html
+    # One held-out count, with what each part is for (the gate's "2" is the gate's share).
+    held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
+    assert "<strong>3</strong> problems" in held and "1 pick" in held and "2 are judged" in held
+    assert "(on the 2 gate problems)" in html
