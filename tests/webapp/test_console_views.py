@@ -465,3 +465,22 @@ def test_a_run_page_lists_the_ids_it_trained_on_with_links(
     held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
     assert "<strong>3</strong> problems" in held and "1 pick" in held and "2 are judged" in held
     assert "(on the 2 gate problems)" in html
+
+
+def test_a_console_run_says_on_how_many_held_out_problems_its_score_is_measured(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.console.actions import do_record_run_lineage
+    from webapp.console.training_bridge import ExportedProblems
+
+    run = TrainingRun.objects.create(algorithm="SFT", course=cast.course, status="finished")
+    exported = ExportedProblems(trained=[cast.exercise.pk], with_proof=1,
+                                selection=[101, 102, 103, 104, 105], gate=[106] * 6)  # fmt: skip
+    do_record_run_lineage(run, exported.lineage(8, 2), {}, False, "")
+    html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
+    held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
+    assert "<strong>11</strong> problems" in held and "5 pick" in held and "6 are judged" in held
+    assert "measured on the first 2 of them" in held
+    assert 'id="lineage-problems">1<' in html and "not gated" in html
+    exercise_url = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
+    assert f'href="{exercise_url}">exercise-{cast.exercise.pk}<' in html

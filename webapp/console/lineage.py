@@ -108,6 +108,7 @@ class HeldOut:
     total: int
     selection: int | None  # pick the run's best checkpoint (its evaluation during the run)
     gate: int | None  # only the gate judges them
+    evaluated: int | None  # of the selection ones, how many the run's evaluation reads
 
 
 def held_out(counts: dict[str, Any]) -> HeldOut:
@@ -115,7 +116,8 @@ def held_out(counts: dict[str, Any]) -> HeldOut:
     total = counts.get("held_out_problems")
     if total is None and selection is not None and gate is not None:
         total = selection + gate
-    return HeldOut(int(total or 0), selection, gate)
+    evaluated = counts.get("evaluated_problems")
+    return HeldOut(int(total or 0), selection, gate, evaluated)
 
 
 def lineage_context(run: TrainingRun) -> dict[str, Any] | None:

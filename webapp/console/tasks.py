@@ -99,7 +99,8 @@ def _train(run: TrainingRun, directory: Path) -> training_bridge.TrainingOutcome
     if stage == "continual":
         return _continual(run, directory, config)
     # Not gated: the lineage is the problems it trains on and the held-out split.
-    do_record_run_lineage(run, exported.lineage(config.data.max_problems), {}, False, "")
+    lineage = exported.lineage(config.data.max_problems, config.evaluation.max_problems)
+    do_record_run_lineage(run, lineage, {}, False, "")
     if stage == "sft":
         _mark(run, steps=training_bridge.expected_sft_steps(config, exported.with_proof))
     stop_flag = training_bridge.new_stop_flag()

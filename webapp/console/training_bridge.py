@@ -65,10 +65,12 @@ class ExportedProblems:
     selection: list[int] = field(default_factory=list)  # the run's eval file
     gate: list[int] = field(default_factory=list)  # written nowhere: only gates judge them
 
-    def lineage(self, max_problems: int) -> dict[str, Any]:
+    def lineage(self, max_problems: int, max_eval: int) -> dict[str, Any]:
         """The run's lineage in the shape of training.continual's lineage.json: the problems
-        training reads (the first max_problems of the file, 0: all) and the held-out split."""
+        training reads (the first max_problems of the file, 0: all), the held-out split, and
+        how many selection problems its evaluation reads (the first max_eval, 0: all)."""
         used = self.trained[:max_problems] if max_problems else self.trained
+        evaluated = min(len(self.selection), max_eval) if max_eval else len(self.selection)
         return {
             "problems": [f"exercise-{pk}" for pk in used],
             "selection_problems": [f"exercise-{pk}" for pk in self.selection],
@@ -76,6 +78,7 @@ class ExportedProblems:
             "counts": {
                 "problems": len(used),
                 "held_out_problems": len(self.selection) + len(self.gate),
+                "evaluated_problems": evaluated,
             },
         }
 
