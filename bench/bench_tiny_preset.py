@@ -37,7 +37,6 @@ def convert(registry: Path) -> float:
 
 
 def console_run(algorithm: str) -> tuple[float, str, int]:
-    from bench.bench_submit_path import setup_django  # noqa: F401 - called by main
     from webapp.console import tasks
     from webapp.console.models import TrainingRun
     from webapp.courses.models import Course
@@ -47,7 +46,7 @@ def console_run(algorithm: str) -> tuple[float, str, int]:
         algorithm=algorithm, preset="tiny", course=course, base_model="smollm2", steps=4
     )
     started = time.monotonic()
-    tasks.run_training.apply(args=[run.pk])
+    tasks.run_training.apply(args=(run.pk,))
     run.refresh_from_db()
     return time.monotonic() - started, f"{run.status} {run.error}".strip(), run.steps
 

@@ -122,9 +122,10 @@ def _wanted(key: str) -> bool:
 def plot_metrics(
     metrics_path: str | Path, out_dir: str | Path, everything: bool = False
 ) -> list[Path]:
-    """One PNG per metric over steps (matplotlib Agg; no display needed), for each metric
-    whose value changes over at least two points (a flat or one-point picture says less than
-    its number); every numeric one with everything=True."""
+    """One PNG per metric over steps (matplotlib Agg; no display needed): the metrics of
+    PLOTTED and every eval/ metric, each only when its value changes over at least two points
+    (a flat or one-point picture says less than its number); every numeric one with
+    everything=True."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -145,7 +146,7 @@ def plot_metrics(
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for key, points in sorted(series.items()):
-        if not everything and not _informative(points):
+        if not everything and not (_wanted(key) and _informative(points)):
             continue
         fig, ax = plt.subplots(figsize=(5, 3))
         ax.plot(

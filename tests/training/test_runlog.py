@@ -70,7 +70,8 @@ def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
-    assert names == ["reward.png", "reward_by_trajectory.png", "trajectories_seen.png"]
+    # trajectories_seen is the x axis here, not a headline metric (runlog.PLOTTED).
+    assert names == ["reward.png", "reward_by_trajectory.png"]
 
 
 def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
@@ -78,11 +79,14 @@ def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
 
     path = tmp_path / "metrics.jsonl"
     rows = [
-        {"step": 1, "loss": 2.0, "lr": 0.001, "clip_fraction": 0.0},
-        {"step": 2, "loss": 1.5, "lr": 0.001, "clip_fraction": 0.0, "eval/pass@1": 0.5},
-    ]
+        {"step": 1, "loss": 2.0, "entropy": 1.0, "could_not_check": 0, "grad_norm": 3.0},
+        {"step": 2, "loss": 1.5, "entropy": 1.0, "could_not_check": 0, "grad_norm": 2.0,
+         "eval/pass@1": 0.5},
+    ]  # fmt: skip
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
-    assert names == ["loss.png"]  # lr and clip_fraction are flat, eval/pass@1 has one point
+    # entropy and could_not_check are flat, eval/pass@1 has one point, grad_norm is not a
+    # headline metric (runlog.PLOTTED): its numbers are in the JSONL.
+    assert names == ["loss.png"]
     everything = plot_metrics(path, tmp_path / "all", everything=True)
-    assert len(everything) == 4
+    assert len(everything) == 5
