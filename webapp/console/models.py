@@ -34,7 +34,11 @@ class TrainingRun(QueuedWork):
         CONTINUAL = "continual", "Continual distillation (classroom data, gated)"
 
     class Preset(models.TextChoices):
-        TINY = "tiny", "tiny (CPU smoke run, seconds)"
+        # Measured with bench/bench_tiny_preset.py on 2 shared cores (bench/README.md).
+        TINY = (
+            "tiny",
+            "tiny (CPU smoke run: ~5 min with SmolLM2 on 2 cores, +1 min to convert it once)",
+        )
         PAPER = "paper", "paper defaults (GPU)"
 
     class Status(models.TextChoices):

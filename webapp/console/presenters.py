@@ -49,9 +49,12 @@ def _latest(rows: list[tuple[int, dict[str, Any], Any]], key: str) -> float | No
 
 
 def _phase(run: TrainingRun) -> str:
-    if run.is_active:
-        return run.phase or ("waiting for a training worker" if run.status == "queued" else "")
-    return run.get_status_display().lower()
+    """Beside the status badge: what an active run is doing (an ended one: the badge says it)."""
+    if not run.is_active:
+        return ""
+    if run.status == TrainingRun.Status.QUEUED:
+        return "waiting for a training worker"
+    return run.phase
 
 
 def _remaining(run: TrainingRun, rows: list[tuple[int, dict[str, Any], Any]]) -> timedelta | None:
