@@ -484,3 +484,15 @@ def test_a_console_run_says_on_how_many_held_out_problems_its_score_is_measured(
     assert 'id="lineage-problems">1<' in html and "not gated" in html
     exercise_url = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
     assert f'href="{exercise_url}">exercise-{cast.exercise.pk}<' in html
+
+
+def test_charts_name_units_and_draw_a_repeated_series_once() -> None:
+    from webapp.console.charts import charts_for
+
+    rows = [(s, {"loss": 3.0 - s, "sft_loss": 3.0 - s, "tokens_per_s": 10.0 * s,
+                 "step_time_s": 1.0 + s}) for s in (1, 2, 3)]  # fmt: skip
+    charts, figures = charts_for(rows)
+    units = {c.key: c.unit for c in charts}
+    assert units == {"loss": "per-token loss", "tokens_per_s": "tokens per second",
+                     "step_time_s": "s"}  # fmt: skip
+    assert [(f.key, f.value) for f in figures] == [("sft_loss", 0.0)]  # same as loss: a number

@@ -21,6 +21,8 @@ SKIP_KEYS = {"step", "time", "stage"}
 PRIORITY = ("loss", "reward", "pass@1", "kl", "entropy", "lr")
 # The unit each kind of metric is measured in (the y axis title says it).
 UNITS = (
+    ("tokens_per_s", "tokens per second"),
+    ("per_1k_words", "per 1,000 words"),
     ("pass@", "share of problems"),
     ("reward", "mean reward"),
     ("loss", "per-token loss"),
@@ -162,12 +164,16 @@ def charts_for(
     become charts; one-point and constant series, and the rest, become figures (numbers)."""
     charts: list[Chart] = []
     figures: list[Figure] = []
+    drawn: list[list[tuple[int, float]]] = []
     for key, points in sorted(_numeric_series(rows).items(), key=lambda kv: _rank(kv[0])):
         values = [v for _, v in points]
-        if len(values) == 1 or min(values) == max(values):
+        # Nothing to draw: one point, one value, or a series already drawn under another
+        # name (SFT's loss and sft_loss).
+        if len(values) == 1 or min(values) == max(values) or points in drawn:
             figures.append(Figure(key, values[-1], len(values), points[-1][0]))
         elif len(charts) < limit:
             charts.append(_chart(key, points))
+            drawn.append(points)
         else:  # past the limit: its latest value, with the other figures
             figures.append(Figure(key, values[-1], len(values), points[-1][0]))
     return charts, figures

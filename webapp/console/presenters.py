@@ -82,6 +82,25 @@ def _serving_evaluation() -> tuple[float | None, str]:
     return (float(value) if isinstance(value, (int, float)) else None), state["path"]
 
 
+def _held_out(run: TrainingRun, rows: list[tuple[int, dict[str, Any], Any]]) -> float | None:
+    """The latest held-out pass@1 the run reported, else its checkpoint's recorded one."""
+    latest = _latest(rows, HELD_OUT_KEY)
+    if latest is not None or not run.checkpoint:
+        return latest
+    from django.conf import settings
+
+    from webapp.console import training_bridge
+
+    try:
+        rel = str(
+            Path(run.checkpoint).resolve().relative_to(Path(settings.CHECKPOINT_ROOT).resolve())
+        )
+    except ValueError:
+        return None
+    value = training_bridge.checkpoint_evaluation(rel).get("pass@1")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def headline(run: TrainingRun, rows: list[tuple[int, dict[str, Any], Any]]) -> Headline:
     end = run.finished_at or timezone.now()
     serving_value, serving_path = _serving_evaluation()
@@ -91,7 +110,7 @@ def headline(run: TrainingRun, rows: list[tuple[int, dict[str, Any], Any]]) -> H
         remaining=_remaining(run, rows),
         loss=_latest(rows, "loss"),
         reward=_latest(rows, "reward"),
-        held_out=_latest(rows, HELD_OUT_KEY),
+        held_out=_held_out(run, rows),
         serving_held_out=serving_value,
         serving_path=serving_path,
     )
