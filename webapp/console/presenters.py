@@ -163,8 +163,8 @@ def gate_verdict(run: TrainingRun | None, rel_path: str) -> GateVerdict:
     if lineage is None or (not lineage.gate and run.algorithm != run.Algorithm.CONTINUAL):
         return GateVerdict(
             "not-gated",
-            f"not gated: a {run.get_algorithm_display()} run from the console serves only "
-            "when an admin promotes it",
+            f"not gated ({run.get_algorithm_display()} from the console): serves only when "
+            "an admin promotes it",
         )
     candidate = str(lineage.gate.get("checkpoint", "")) or run.checkpoint
     if candidate and not candidate.rstrip("/").endswith(rel_path):
