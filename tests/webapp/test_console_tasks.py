@@ -269,3 +269,21 @@ def test_each_reinforcement_trainer_runs_from_the_task_on_the_lean_double(
     finished = TrainingRun.objects.get(pk=run.pk)
     assert list(finished.metrics.values_list("stage", flat=True)) == [stage]
     assert finished.metrics.get().values["trajectories"] > 0
+
+
+def test_between_pushes_the_elapsed_time_keeps_coming(cast: Cast) -> None:
+    import time
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from webapp.console.live import RunHeartbeat
+
+    run = TrainingRun.objects.create(course=cast.course, created_by=cast.admin, status="running")
+    run.started_at = timezone.now() - timedelta(minutes=2)
+    layer, channel = listen(run.group_name)
+    with RunHeartbeat(run, every_s=0.1):
+        time.sleep(0.45)  # a silent stretch of training: no metrics record, no phase change
+    beats = [m["html"] for m in drain(layer, channel)]
+    assert len(beats) >= 3
+    assert all(b.startswith('<dd id="run-elapsed">2 min 0') for b in beats), beats[:1]

@@ -21,7 +21,7 @@ from django.utils import timezone
 from webapp.attempts.export import export_training_snapshot
 from webapp.console import continual, training_bridge
 from webapp.console.actions import do_record_run_lineage
-from webapp.console.live import push_run_state
+from webapp.console.live import RunHeartbeat, push_run_state
 from webapp.console.models import TrainingMetric, TrainingRun
 from webapp.embedded import usable_cores
 
@@ -72,7 +72,8 @@ def run_training(self: Task, run_pk: int) -> str:
     _mark(run, output_dir=str(directory), phase="exporting the problem set")
     push_run_state(run.pk)
     try:
-        outcome = _train(run, directory)
+        with RunHeartbeat(run):
+            outcome = _train(run, directory)
     except Exception as exc:  # noqa: BLE001 - any failure ends the run visibly, with its reason
         logger.exception("training run %s failed", run.pk)
         run.refresh_from_db()
