@@ -464,7 +464,7 @@ def test_a_run_page_lists_the_ids_it_trained_on_with_links(
     # One held-out count, with what each part is for (the gate's "2" is the gate's share).
     held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
     assert "<strong>3</strong> problems" in held and "1 pick" in held and "2 are judged" in held
-    assert "(on the 2 gate problems)" in html
+    assert "(judged on the 2 gate problems)" in html
 
 
 def test_a_console_run_says_on_how_many_held_out_problems_its_score_is_measured(
