@@ -333,7 +333,7 @@ def _wanted(
 ) -> tuple[PreparedInfo, ModelSource, Any, list[Trajectory]]:
     """What a model prepared now would record, with the inputs it would be made from."""
     source = resolve_model_source(config.base_model)
-    chosen = _selected(problems, config)
+    chosen = selected_problems(problems, config)
     if not chosen:
         raise ValueError("no problem has a reference proof: nothing to fine-tune on")
     tokenizer = load_tokenizer(source)
@@ -353,7 +353,8 @@ def _wanted(
     return info, source, tokenizer, examples
 
 
-def _selected(problems: Sequence[Problem], config: DefaultModelConfig) -> list[Problem]:
+def selected_problems(problems: Sequence[Problem], config: DefaultModelConfig) -> list[Problem]:
+    """The problems the default prover is fine-tuned on: those with a reference proof."""
     chosen = [p for p in problems if p.reference_proof]
     return chosen[: config.max_examples] if config.max_examples else chosen
 

@@ -287,3 +287,31 @@ def test_between_pushes_the_elapsed_time_keeps_coming(cast: Cast) -> None:
     beats = [m["html"] for m in drain(layer, channel)]
     assert len(beats) >= 3
     assert all(b.startswith('<dd id="run-elapsed">2 min 0') for b in beats), beats[:1]
+
+
+def test_the_default_prover_job_records_the_starter_exercises_it_trains_on(
+    cast: Cast, var_dirs: Path, monkeypatch
+) -> None:
+    from types import SimpleNamespace
+
+    from training.default_model import DefaultModelConfig, selected_problems, starter_problems
+
+    wanted = selected_problems(starter_problems(), DefaultModelConfig())
+    # The fine-tune itself (minutes of SmolLM2) is not what is tested here: its lineage is.
+    monkeypatch.setattr(
+        "training.default_model.prepare_default_prover", lambda *a, **kw: var_dirs / "model"
+    )
+    monkeypatch.setattr(
+        "training.default_model.serve_if_unserved", lambda *a: SimpleNamespace(serving=None)
+    )
+    Exercise.objects.create(
+        world=cast.exercise.world, order=99, name=wanted[0].id,
+        formal_statement=wanted[0].statement,
+    )  # fmt: skip
+    run = TrainingRun.objects.create(algorithm="SFT", base_model="smollm2", created_by=cast.admin)
+    assert tasks.prepare_default_model(run.pk) == "finished"
+    lineage = RunLineage.objects.get(run=run)
+    refs = list(lineage.items.filter(kind="problem").values_list("ref", flat=True))
+    assert len(refs) == len(wanted) == lineage.counts["problems"]
+    linked = Exercise.objects.get(name=wanted[0].id)
+    assert refs[0] == f"exercise-{linked.pk}" and lineage.counts["held_out_problems"] == 0

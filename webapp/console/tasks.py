@@ -133,6 +133,7 @@ def prepare_default_model(self: Task, run_pk: int) -> str:
     from training.default_model import (
         DefaultModelConfig,
         prepare_default_prover,
+        selected_problems,
         serve_if_unserved,
         starter_problems,
     )
@@ -152,8 +153,11 @@ def prepare_default_model(self: Task, run_pk: int) -> str:
     try:
         # Half the cores at most: the web answers students while this trains.
         config = DefaultModelConfig(threads=max(1, usable_cores() // 2))
+        problems = starter_problems()
+        do_record_run_lineage(run, _starter_lineage(selected_problems(problems, config)), {},
+                              False, "")  # fmt: skip
         path = prepare_default_prover(
-            starter_problems(), run.output_dir, config=config, on_progress=on_progress
+            problems, run.output_dir, config=config, on_progress=on_progress
         )
         result = serve_if_unserved(path, settings.CHECKPOINT_ROOT)
     except Exception as exc:  # noqa: BLE001 - the job ends visibly, with its reason
@@ -169,6 +173,17 @@ def prepare_default_model(self: Task, run_pk: int) -> str:
     finally:
         push_run_state(run.pk, final=True)
     return run.status
+
+
+def _starter_lineage(problems: list[Any]) -> dict[str, Any]:
+    """The default prover's lineage: the starter exercises it is fine-tuned on (by name, as
+    the starter course's exercises in the database; it holds nothing out)."""
+    from webapp.courses.models import Exercise
+
+    names = [p.id for p in problems]
+    pks = dict(Exercise.objects.filter(name__in=names).values_list("name", "pk"))
+    refs = [f"exercise-{pks[n]}" if n in pks else n for n in names]
+    return {"problems": refs, "counts": {"problems": len(refs), "held_out_problems": 0}}
 
 
 @shared_task(name="train.snapshot")
