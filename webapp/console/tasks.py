@@ -147,7 +147,9 @@ def prepare_default_model(self: Task, run_pk: int) -> str:
 
     def on_progress(step: int, total: int, loss: float) -> None:
         TrainingMetric.objects.create(run=run, step=step, stage="sft", values={"loss": loss})
-        TrainingRun.objects.filter(pk=run.pk).update(step=step, steps=max(total, 1))
+        TrainingRun.objects.filter(pk=run.pk).update(
+            step=step, steps=max(total, 1), phase="fine-tuning the default prover (sft steps)"
+        )
         push_run_state(run.pk)
 
     try:
@@ -156,20 +158,22 @@ def prepare_default_model(self: Task, run_pk: int) -> str:
         problems = starter_problems()
         do_record_run_lineage(run, _starter_lineage(selected_problems(problems, config)), {},
                               False, "")  # fmt: skip
-        path = prepare_default_prover(
-            problems, run.output_dir, config=config, on_progress=on_progress
-        )
+        _phase(run, "loading SmolLM2 (dequantising its GGUF) and the starter exercises")
+        with RunHeartbeat(run):
+            path = prepare_default_prover(
+                problems, run.output_dir, config=config, on_progress=on_progress
+            )
         result = serve_if_unserved(path, settings.CHECKPOINT_ROOT)
     except Exception as exc:  # noqa: BLE001 - the job ends visibly, with its reason
         logger.exception("preparing the default prover model failed")
         run.refresh_from_db()
         _mark(run, status=TrainingRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}",
-              finished_at=timezone.now())  # fmt: skip
+              finished_at=timezone.now(), phase="")  # fmt: skip
     else:
         run.refresh_from_db()
         served = str(result.serving.path) if result.serving is not None else str(path)
         _mark(run, status=TrainingRun.Status.FINISHED, step=run.steps, checkpoint=served,
-              finished_at=timezone.now())  # fmt: skip
+              finished_at=timezone.now(), phase="")  # fmt: skip
     finally:
         push_run_state(run.pk, final=True)
     return run.status
