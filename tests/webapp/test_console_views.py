@@ -496,3 +496,18 @@ def test_charts_name_units_and_draw_a_repeated_series_once() -> None:
     assert units == {"loss": "per-token loss", "tokens_per_s": "tokens per second",
                      "step_time_s": "s"}  # fmt: skip
     assert [(f.key, f.value) for f in figures] == [("sft_loss", 0.0)]  # same as loss: a number
+
+
+def test_past_the_two_leading_charts_the_rest_are_folded_away(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    for step in (1, 2, 3):
+        values = {"loss": 3.0 - step, "reward": 0.1 * step, "grad_norm": 1.0 + step,
+                  "tokens": 100.0 + step}  # fmt: skip
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values=values)
+    html = _status_and_charts(admin_client, run)
+    leading, folded = html.split('id="run-more-charts"', 1)
+    leading = leading.split('id="run-charts"', 1)[1]
+    assert leading.count('<figure class="chart">') == 2
+    assert "<strong>loss</strong>" in leading and "<strong>reward</strong>" in leading
+    assert folded.split("</details>", 1)[0].count('<figure class="chart">') == 2

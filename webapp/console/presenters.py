@@ -118,7 +118,7 @@ def headline(run: TrainingRun, rows: list[tuple[int, dict[str, Any], Any]]) -> H
 
 def run_context(run: TrainingRun) -> dict[str, Any]:
     rows = list(run.metrics.values_list("step", "values", "created_at"))
-    charts, figures = charts_for((step, values) for step, values, _ in rows)
+    charts, figures = charts_for([(step, values) for step, values, _ in rows], limit=12)
     return {
         "run": run,
         "headline": headline(run, rows),
