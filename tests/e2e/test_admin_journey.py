@@ -84,6 +84,15 @@ def test_an_admin_launches_a_tiny_run_and_watches_it_finish(
     page.click("#lineage-ids summary")
     assert page.locator("#lineage-problem-ids a").count() >= 1
     run_path = page.url.removeprefix(live_stack.url)  # /console/runs/<pk>/
+    # A folded section the admin opened stays open when the next live push redraws it.
+    page.click("#run-figures summary")
+    page.evaluate("document.getElementById('run-charts').dataset.old = '1'")
+    run_pk = run_path.rstrip("/").rsplit("/", 1)[-1]
+    live_stack.manage(
+        "shell", "-c", f"from webapp.console.live import push_run_state; push_run_state({run_pk})"
+    )
+    page.wait_for_function("!document.getElementById('run-charts').dataset.old")
+    assert page.locator("#run-figures").get_attribute("open") is not None
     page.screenshot(path=str(shots / "admin-2-run-finished.png"), full_page=True)
 
     # Reload: the same end state comes back (page render and websocket replay).
