@@ -108,6 +108,7 @@ PLOTTED = (
     "response_length",
     "lemmas_discovered",
     "hedging_per_1k_words",
+    "trajectories_seen",
     "tokens_per_s",
     "step_time_s",
     "could_not_check",

@@ -60,20 +60,6 @@ def test_memory_limit_stops_the_run_with_a_clear_error():
     _check_memory(roomy)  # type: ignore[arg-type]
 
 
-def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
-    from training.runlog import plot_metrics
-
-    path = tmp_path / "metrics.jsonl"
-    rows = [
-        {"step": 1, "reward": 0.1, "trajectories_seen": 128},
-        {"step": 2, "reward": 0.3, "trajectories_seen": 768},
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
-    # trajectories_seen is the x axis here, not a headline metric (runlog.PLOTTED).
-    assert names == ["reward.png", "reward_by_trajectory.png"]
-
-
 def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
     from training.runlog import plot_metrics
 
@@ -90,3 +76,16 @@ def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
     assert names == ["loss.png"]
     everything = plot_metrics(path, tmp_path / "all", everything=True)
     assert len(everything) == 5
+
+
+def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
+    from training.runlog import plot_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [
+        {"step": 1, "reward": 0.1, "trajectories_seen": 128},
+        {"step": 2, "reward": 0.3, "trajectories_seen": 768},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
+    assert names == ["reward.png", "reward_by_trajectory.png", "trajectories_seen.png"]
