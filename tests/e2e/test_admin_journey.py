@@ -94,6 +94,16 @@ def test_an_admin_launches_a_tiny_run_and_watches_it_finish(
     page.wait_for_function("!document.getElementById('run-charts').dataset.old")
     assert page.locator("#run-figures").get_attribute("open") is not None
     page.screenshot(path=str(shots / "admin-2-run-finished.png"), full_page=True)
+    page.set_viewport_size({"width": 375, "height": 800})  # a phone: nothing wider than it
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+             .filter(e => e.getBoundingClientRect().right > 376)
+             .map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' +
+                  Math.round(e.getBoundingClientRect().right)).slice(0, 12)"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, wide
+    page.screenshot(path=str(shots / "admin-2-run-finished-375.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # Reload: the same end state comes back (page render and websocket replay).
     page.reload()
