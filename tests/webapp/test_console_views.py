@@ -511,3 +511,16 @@ def test_past_the_two_leading_charts_the_rest_are_folded_away(
     assert leading.count('<figure class="chart">') == 2
     assert "<strong>loss</strong>" in leading and "<strong>reward</strong>" in leading
     assert folded.split("</details>", 1)[0].count('<figure class="chart">') == 2
+
+
+def test_the_held_out_score_stands_beside_the_serving_checkpoints(
+    admin_client: Client, run: TrainingRun, registry_root: Path
+) -> None:
+    serving = _fake_checkpoint(registry_root, "console-77", 2, evaluation={"pass@1": 0.4})
+    admin_client.post(reverse("console:promote"), {"checkpoint": serving, "confirmed": "on"})
+    for step, score in [(2, 0.25), (4, 0.5)]:
+        TrainingMetric.objects.create(run=run, step=step, stage="eval",
+                                      values={"eval/pass@1": score})  # fmt: skip
+    html = _status_and_charts(admin_client, run)
+    held = html.split('id="run-held-out">', 1)[1].split("</dd>", 1)[0]
+    assert held.startswith("0.5") and "by its own evaluation: 0.4" in held
