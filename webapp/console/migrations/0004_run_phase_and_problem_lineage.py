@@ -4,25 +4,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('console', '0003_trainingrun_queued_work'),
+        ("console", "0003_trainingrun_queued_work"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='trainingrun',
-            name='phase',
+            model_name="trainingrun",
+            name="phase",
             field=models.CharField(blank=True, max_length=300),
         ),
         migrations.AlterField(
-            model_name='lineageitem',
-            name='kind',
-            field=models.CharField(choices=[('attempt', 'attempt'), ('review', 'review'), ('trajectory', 'trajectory'), ('student', 'student'), ('problem', 'problem')], max_length=16),
+            model_name="lineageitem",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("attempt", "attempt"),
+                    ("review", "review"),
+                    ("trajectory", "trajectory"),
+                    ("student", "student"),
+                    ("problem", "problem"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='trainingrun',
-            name='preset',
-            field=models.CharField(choices=[('tiny', 'tiny (CPU smoke run: ~5 min with SmolLM2)'), ('paper', 'paper defaults (GPU)')], default='tiny', help_text='tiny, measured on 2 shared cores: 4 SFT steps of SmolLM2 take about 5 min, plus about 1 min the first time to convert its GGUF (seconds with a tiny test model).', max_length=16),
+            model_name="trainingrun",
+            name="preset",
+            field=models.CharField(
+                choices=[
+                    ("tiny", "tiny (CPU smoke run: ~5 min with SmolLM2)"),
+                    ("paper", "paper defaults (GPU)"),
+                ],
+                default="tiny",
+                help_text="tiny, measured on 2 shared cores: 4 SFT steps of SmolLM2 take about 5 min, plus about 1 min the first time to convert its GGUF (seconds with a tiny test model).",
+                max_length=16,
+            ),
         ),
     ]
