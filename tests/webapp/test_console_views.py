@@ -524,3 +524,11 @@ def test_the_held_out_score_stands_beside_the_serving_checkpoints(
     html = _status_and_charts(admin_client, run)
     held = html.split('id="run-held-out">', 1)[1].split("</dd>", 1)[0]
     assert held.startswith("0.5") and "by its own evaluation: 0.4" in held
+
+
+def test_the_runs_list_says_what_an_active_run_is_doing(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    TrainingRun.objects.filter(pk=run.pk).update(status="running", phase="loading the model")
+    html = admin_client.get(reverse("console:index")).content.decode()
+    assert '<span class="muted">loading the model</span>' in html.split('id="runs"', 1)[1]
