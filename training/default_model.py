@@ -333,7 +333,7 @@ def _wanted(
 ) -> tuple[PreparedInfo, ModelSource, Any, list[Trajectory]]:
     """What a model prepared now would record, with the inputs it would be made from."""
     source = resolve_model_source(config.base_model)
-    chosen = _selected(problems, config)
+    chosen = selected_problems(problems, config)
     if not chosen:
         raise ValueError("no problem has a reference proof: nothing to fine-tune on")
     tokenizer = load_tokenizer(source)
@@ -353,7 +353,8 @@ def _wanted(
     return info, source, tokenizer, examples
 
 
-def _selected(problems: Sequence[Problem], config: DefaultModelConfig) -> list[Problem]:
+def selected_problems(problems: Sequence[Problem], config: DefaultModelConfig) -> list[Problem]:
+    """The problems the default prover is fine-tuned on: those with a reference proof."""
     chosen = [p for p in problems if p.reference_proof]
     return chosen[: config.max_examples] if config.max_examples else chosen
 
@@ -652,11 +653,25 @@ def _registered_copy(registry: CheckpointRegistry, run: str, info: PreparedInfo)
     return None
 
 
-def safetensors_base(spec: str, registry_root: str | Path) -> Path:
+PhaseCallback = Callable[[str], None]  # a sentence saying what the conversion is doing now
+HEARTBEAT_S = 5.0  # how often a long conversion says it is still going
+
+
+def safetensors_base(
+    spec: str,
+    registry_root: str | Path,
+    on_phase: PhaseCallback | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
+) -> Path:
     """A model directory the trainers can load (config.json + safetensors) for any prover
     model spec. A folder is returned as is; a GGUF (e.g. the default "smollm2") is
     dequantised once (load_model) and saved under <registry>/bases/<name>-<hash>/, reused by
-    every later run with the same weights file."""
+    every later run with the same weights file.
+
+    on_phase hears each phase of a conversion, and every heartbeat_s seconds while the
+    dequantisation runs (minutes on a small CPU: it must never look stuck). It is called
+    from the caller's thread; the dequantisation runs in a helper thread meanwhile."""
+    say = on_phase or (lambda text: None)
     source = resolve_model_source(spec)
     if not source.gguf_file:
         return Path(source.directory)
@@ -665,7 +680,13 @@ def safetensors_base(spec: str, registry_root: str | Path) -> Path:
     target = Path(registry_root) / "bases" / f"{stem}-{identity}"
     if (target / "config.json").is_file():
         return target
-    model, tokenizer = load_model(source), load_tokenizer(source)
+    tensors = gguf_tensor_count(Path(source.directory) / source.gguf_file)
+    what = f"converting the base model {source.gguf_file} ({tensors} tensors) to safetensors"
+    say(f"{what}: dequantising")
+    model, tokenizer = with_heartbeat(
+        lambda: (load_model(source), load_tokenizer(source)), what, say, heartbeat_s
+    )
+    say(f"{what}: saving")
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp, safe_serialization=True)
@@ -673,4 +694,38 @@ def safetensors_base(spec: str, registry_root: str | Path) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     os.replace(tmp, target)
     log.info("converted the GGUF base %s to %s", source.label, target)
+    say(f"{what}: done")
     return target
+
+
+def gguf_tensor_count(path: Path) -> int:
+    """How many tensors a GGUF file holds (read from its header, memory-mapped)."""
+    from gguf import GGUFReader
+
+    return len(GGUFReader(str(path)).tensors)
+
+
+def with_heartbeat(work: Callable[[], Any], what: str, say: PhaseCallback, every_s: float) -> Any:
+    """work() in a helper thread; say "<what>: N s so far" every every_s seconds until it
+    ends; its result, or its exception re-raised here."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    started = time.monotonic()
+    thread = threading.Thread(target=run, name="gguf-conversion", daemon=True)
+    thread.start()
+    while True:
+        thread.join(every_s)
+        if not thread.is_alive():
+            break
+        say(f"{what}: dequantising, {time.monotonic() - started:.0f} s so far")
+    if "error" in box:
+        raise box["error"]
+    return box["result"]

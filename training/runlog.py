@@ -124,7 +124,9 @@ def plot_metrics(
     metrics_path: str | Path, out_dir: str | Path, everything: bool = False
 ) -> list[Path]:
     """One PNG per metric over steps (matplotlib Agg; no display needed): the metrics of
-    PLOTTED and every eval/ metric, or every numeric one with everything=True."""
+    PLOTTED and every eval/ metric, each only when its value changes over at least two points
+    (a flat or one-point picture says less than its number); every numeric one with
+    everything=True."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -146,6 +148,8 @@ def plot_metrics(
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for key, points in sorted(series.items()):
+        if not everything and not (_wanted(key) and _informative(points)):
+            continue
         fig, ax = plt.subplots(figsize=(5, 3))
         ax.plot(
             [p[0] for p in points], [p[1] for p in points], marker="." if len(points) < 50 else None
@@ -158,6 +162,12 @@ def plot_metrics(
         plt.close(fig)
         written.append(target)
     return written + plot_by_trajectory(records, out)
+
+
+def _informative(points: list[tuple[Any, float]]) -> bool:
+    """Two or more points, not all the same value."""
+    values = {value for _, value in points}
+    return len(points) >= 2 and len(values) >= 2
 
 
 # Sample efficiency, as the paper's figures show it: against trajectories seen, not steps
@@ -175,7 +185,7 @@ def plot_by_trajectory(records: list[dict[str, Any]], out: Path) -> list[Path]:
             for r in records
             if isinstance(r.get(key), (int, float)) and isinstance(r.get("trajectories_seen"), int)
         ]
-        if not points:
+        if not _informative(points):
             continue
         fig, ax = plt.subplots(figsize=(5, 3))
         ax.plot(

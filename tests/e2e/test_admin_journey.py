@@ -36,6 +36,16 @@ def test_an_admin_launches_a_tiny_run_and_watches_it_finish(
     page.select_option("select[name=algorithm]", "SFT")
     page.select_option("select[name=preset]", "tiny")
     page.select_option("select[name=course]", index=1)
+    page.fill("input[name=steps]", "3")
+    # A base model that cannot load is refused on the form, with the values kept.
+    page.fill("input[name=base_model]", "/no/such/model")
+    page.click("#launch-form button[type=submit]")
+    page.wait_for_selector("#error-base_model")
+    assert "cannot be loaded" in page.locator("#error-base_model").inner_text()
+    assert page.input_value("input[name=steps]") == "3"
+    assert page.input_value("select[name=algorithm]") == "SFT"
+    assert page.url.endswith("/console/")
+
     page.fill("input[name=base_model]", str(tiny_model_dir))
     page.screenshot(path=str(shots / "admin-1-launch-form.png"), full_page=True)
     page.click("#launch-form button[type=submit]")
@@ -62,20 +72,57 @@ def test_an_admin_launches_a_tiny_run_and_watches_it_finish(
         "the page reloaded instead of updating live"
     )
     assert elapsed < 60, f"the tiny run took {elapsed:.0f} s"
-    page.wait_for_selector("#run-plots img")
+    page.wait_for_selector("#run-plots img", state="attached")  # folded away, drawn at the end
     assert page.locator("#run-charts polyline").count() >= 1
+    assert page.locator("#run-charts .chart-axis").count() >= 2  # charts have axes
     status_text = page.locator("#run-status").inner_text()
     assert "Finished" in status_text and "Checkpoint:" in status_text
+    assert page.locator("#run-elapsed").inner_text().endswith(" s")
+    assert page.locator("#run-loss").is_visible()
+    # Its lineage: the problems it trained on, linked, and its (absent) gate, said plainly.
+    assert "not gated" in page.locator("#lineage-gate").inner_text()
+    page.click("#lineage-ids summary")
+    assert page.locator("#lineage-problem-ids a").count() >= 1
+    run_path = page.url.removeprefix(live_stack.url)  # /console/runs/<pk>/
+    # A folded section the admin opened stays open when the next live push redraws it.
+    page.click("#run-figures summary")
+    page.evaluate("document.getElementById('run-charts').dataset.old = '1'")
+    run_pk = run_path.rstrip("/").rsplit("/", 1)[-1]
+    live_stack.manage(
+        "shell", "-c", f"from webapp.console.live import push_run_state; push_run_state({run_pk})"
+    )
+    page.wait_for_function("!document.getElementById('run-charts').dataset.old")
+    assert page.locator("#run-figures").get_attribute("open") is not None
     page.screenshot(path=str(shots / "admin-2-run-finished.png"), full_page=True)
+    page.set_viewport_size({"width": 375, "height": 800})  # a phone: nothing wider than it
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+             .filter(e => e.getBoundingClientRect().right > 376)
+             .map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' +
+                  Math.round(e.getBoundingClientRect().right)).slice(0, 12)"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375, wide
+    page.screenshot(path=str(shots / "admin-2-run-finished-375.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # Reload: the same end state comes back (page render and websocket replay).
     page.reload()
     page.wait_for_selector('#run-status[data-status="finished"]')
 
     page.click("text=Checkpoints")
-    page.locator("#checkpoints button:has-text('Promote')").last.click()
+    # Each checkpoint links to the run that made it: this run's rows are found by that link.
+    row = page.locator("#checkpoints tr", has=page.locator(f'a.checkpoint-run[href="{run_path}"]'))
+    assert row.count() >= 1, page.locator("#checkpoints").inner_html()
+    row = row.last
+    row.locator("button:has-text('Promote')").click()
+    # A confirm step, not a switch: it says what the gate and the evaluation said.
+    page.wait_for_selector("#promote-confirm")
+    assert "not gated" in page.locator("#confirm-gate").inner_text().lower()
+    page.screenshot(path=str(shots / "admin-3-promote-confirm.png"), full_page=True)
+    page.click("#confirm-promote")
     page.wait_for_selector("#serving-path")
     assert "now serves" in page.locator(".messages").inner_text()
+    assert page.locator("#serving-run").is_visible()  # the serving model's lineage, one click
     page.screenshot(path=str(shots / "admin-3-checkpoints.png"), full_page=True)
 
     page.click("text=System status")

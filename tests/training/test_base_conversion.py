@@ -20,10 +20,14 @@ def test_a_model_folder_is_used_as_is(tiny_model_dir: Path, tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_the_smollm2_gguf_is_converted_once_and_trainers_load_it(tmp_path: Path) -> None:
+    phases: list[str] = []
     try:
-        first = safetensors_base("smollm2", tmp_path)
+        first = safetensors_base("smollm2", tmp_path, on_phase=phases.append, heartbeat_s=1.0)
     except ModelNotFound as exc:
         pytest.skip(str(exc))
+    # Every phase is said, with the tensor count, and the minutes of dequantising are not silent.
+    assert "tensors) to safetensors: dequantising" in phases[0]
+    assert any(p.endswith("s so far") for p in phases) and phases[-1].endswith(": done")
     assert first.parent == tmp_path / "bases" and (first / "config.json").is_file()
     weights = next(first.glob("*.safetensors"))
     stamp = weights.stat().st_mtime_ns
@@ -35,3 +39,23 @@ def test_the_smollm2_gguf_is_converted_once_and_trainers_load_it(tmp_path: Path)
         tiny_cpu_config(str(first), ""), torch.device("cpu")
     )  # the check that failed with "has no config.json" on the GGUF
     assert model.config.vocab_size > 1000 and tokenizer("theorem").input_ids
+
+
+def test_a_long_conversion_says_it_is_still_going() -> None:
+    import time
+
+    from training.default_model import with_heartbeat
+
+    said: list[str] = []
+    result = with_heartbeat(lambda: time.sleep(0.35) or 42, "converting", said.append, 0.1)
+    assert result == 42 and len(said) >= 2 and all(s.endswith("s so far") for s in said)
+
+
+def test_a_failed_conversion_raises_in_the_callers_thread() -> None:
+    from training.default_model import with_heartbeat
+
+    def broken() -> None:
+        raise ValueError("bad GGUF")
+
+    with pytest.raises(ValueError, match="bad GGUF"):
+        with_heartbeat(broken, "converting", lambda text: None, 0.05)

@@ -60,6 +60,24 @@ def test_memory_limit_stops_the_run_with_a_clear_error():
     _check_memory(roomy)  # type: ignore[arg-type]
 
 
+def test_flat_and_one_point_series_get_no_picture(tmp_path: Path):
+    from training.runlog import plot_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [
+        {"step": 1, "loss": 2.0, "entropy": 1.0, "could_not_check": 0, "grad_norm": 3.0},
+        {"step": 2, "loss": 1.5, "entropy": 1.0, "could_not_check": 0, "grad_norm": 2.0,
+         "eval/pass@1": 0.5},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    names = sorted(p.name for p in plot_metrics(path, tmp_path / "plots"))
+    # entropy and could_not_check are flat, eval/pass@1 has one point, grad_norm is not a
+    # headline metric (runlog.PLOTTED): its numbers are in the JSONL.
+    assert names == ["loss.png"]
+    everything = plot_metrics(path, tmp_path / "all", everything=True)
+    assert len(everything) == 5
+
+
 def test_sample_efficiency_is_plotted_per_trajectory(tmp_path: Path):
     from training.runlog import plot_metrics
 

@@ -49,7 +49,9 @@ async def test_an_admin_gets_the_current_state_then_live_pushes() -> None:
     communicator, connected = await connect(f"/ws/console/runs/{run.pk}/", cast.admin)
     assert connected
     replay = await communicator.receive_from(timeout=5)
-    assert 'id="run-status"' in replay and "step 1 / 4" in replay and "loss: 0.75" in replay
+    assert (
+        'id="run-status"' in replay and "step 1 / 4" in replay and 'id="run-loss">0.75<' in replay
+    )
     await sync_to_async(push)(run.group_name, '<div id="run-status">step 2</div>', final=True)
     assert await communicator.receive_from(timeout=5) == '<div id="run-status">step 2</div>'
     await communicator.disconnect()

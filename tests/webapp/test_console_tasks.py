@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 
 from tests.webapp.cast import Cast, make_cast
 from webapp.console import tasks
-from webapp.console.models import TrainingRun
+from webapp.console.models import RunLineage, TrainingRun
 from webapp.courses.models import Exercise
 
 
@@ -92,6 +92,17 @@ def test_a_tiny_sft_run_finishes_with_metrics_checkpoint_plots_and_a_final_push(
     assert messages[-1]["final"] is True and 'data-status="finished"' in messages[-1]["html"]
     assert any("<polyline" in m["html"] for m in messages[:-1])  # live charts while it ran
     assert sum(not m["final"] for m in messages) >= 3  # running + one per step
+    # Never silent: each phase before the first step is pushed to the run's group.
+    pushed = " ".join(m["html"] for m in messages)
+    for phase in ("exporting the problem set", "checking the base model", "loading the model"):
+        assert f'id="run-phase">{phase}' in pushed, phase
+    # Its lineage: the problems it trained on (with links) and the held-out split, not gated.
+    lineage = RunLineage.objects.get(run=run)
+    problems = list(lineage.items.filter(kind="problem").values_list("ref", flat=True))
+    assert problems and lineage.counts["problems"] == len(problems)
+    assert lineage.counts["problems"] + lineage.counts["held_out_problems"] == 4
+    assert lineage.gate == {} and 'id="lineage-gate">Gate: <strong>not gated' in pushed
+    assert f'href="/courses/{cast.course.slug}/' in messages[-1]["html"]
 
 
 def test_a_stop_request_ends_the_run_between_steps(
@@ -258,3 +269,49 @@ def test_each_reinforcement_trainer_runs_from_the_task_on_the_lean_double(
     finished = TrainingRun.objects.get(pk=run.pk)
     assert list(finished.metrics.values_list("stage", flat=True)) == [stage]
     assert finished.metrics.get().values["trajectories"] > 0
+
+
+def test_between_pushes_the_elapsed_time_keeps_coming(cast: Cast) -> None:
+    import time
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from webapp.console.live import RunHeartbeat
+
+    run = TrainingRun.objects.create(course=cast.course, created_by=cast.admin, status="running")
+    run.started_at = timezone.now() - timedelta(minutes=2)
+    layer, channel = listen(run.group_name)
+    with RunHeartbeat(run, every_s=0.1):
+        time.sleep(0.45)  # a silent stretch of training: no metrics record, no phase change
+    beats = [m["html"] for m in drain(layer, channel)]
+    assert len(beats) >= 3
+    assert all(b.startswith('<dd id="run-elapsed">2 min 0') for b in beats), beats[:1]
+
+
+def test_the_default_prover_job_records_the_starter_exercises_it_trains_on(
+    cast: Cast, var_dirs: Path, monkeypatch
+) -> None:
+    from types import SimpleNamespace
+
+    from training.default_model import DefaultModelConfig, selected_problems, starter_problems
+
+    wanted = selected_problems(starter_problems(), DefaultModelConfig())
+    # The fine-tune itself (minutes of SmolLM2) is not what is tested here: its lineage is.
+    monkeypatch.setattr(
+        "training.default_model.prepare_default_prover", lambda *a, **kw: var_dirs / "model"
+    )
+    monkeypatch.setattr(
+        "training.default_model.serve_if_unserved", lambda *a: SimpleNamespace(serving=None)
+    )
+    Exercise.objects.create(
+        world=cast.exercise.world, order=99, name=wanted[0].id,
+        formal_statement=wanted[0].statement,
+    )  # fmt: skip
+    run = TrainingRun.objects.create(algorithm="SFT", base_model="smollm2", created_by=cast.admin)
+    assert tasks.prepare_default_model(run.pk) == "finished"
+    lineage = RunLineage.objects.get(run=run)
+    refs = list(lineage.items.filter(kind="problem").values_list("ref", flat=True))
+    assert len(refs) == len(wanted) == lineage.counts["problems"]
+    linked = Exercise.objects.get(name=wanted[0].id)
+    assert refs[0] == f"exercise-{linked.pk}" and lineage.counts["held_out_problems"] == 0

@@ -3,7 +3,9 @@ rolling back do. One permission table covers every view."""
 
 from __future__ import annotations
 
+import functools
 import json
+import tempfile
 from pathlib import Path
 from unittest import mock
 
@@ -98,10 +100,19 @@ def test_status_fragment_asks_the_real_components(admin_client: Client) -> None:
         assert f'id="component-{component}"' in html
 
 
+@functools.cache
+def _model_folder() -> str:
+    """A folder the model resolver accepts as a Hugging Face model (a config.json): the
+    launch form checks that the base model exists; nothing here loads it."""
+    folder = Path(tempfile.mkdtemp(prefix="console-model-"))
+    (folder / "config.json").write_text("{}")
+    return str(folder)
+
+
 def _launch_data(cast: Cast, **overrides: object) -> dict[str, object]:
     data = {"algorithm": "FD-GRPO", "preset": "tiny", "steps": 6, "feedback_source": "fixed",
             "alpha": 0.9, "top_k": 25, "switch_step": 3, "course": cast.course.pk,
-            "base_model": "/models/tiny"}  # fmt: skip
+            "base_model": _model_folder()}  # fmt: skip
     data.update(overrides)
     return data
 
@@ -159,6 +170,53 @@ def test_a_launch_without_a_problem_set_is_refused(admin_client: Client, cast: C
     assert not TrainingRun.objects.exists()
 
 
+def test_an_empty_base_model_with_nothing_serving_is_refused_on_the_form(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    data = _launch_data(cast, base_model="", steps=7)
+    with mock.patch("webapp.console.actions.enqueue") as delay:
+        response = admin_client.post(reverse("console:launch"), data, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="error-base_model"' in html and "No checkpoint serves yet" in html
+    assert 'name="steps" value="7"' in html  # the admin's values stay in the form
+    assert not TrainingRun.objects.exists() and not delay.called
+
+
+def test_an_empty_base_model_is_accepted_once_a_checkpoint_serves(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    admin_client.post(
+        reverse("console:promote"),
+        {"checkpoint": _fake_checkpoint(registry_root, "console-9", 2), "confirmed": "1"},
+    )
+    with mock.patch("webapp.console.actions.enqueue"):
+        response = admin_client.post(reverse("console:launch"), _launch_data(cast, base_model=""))
+    assert response.status_code == 302 and TrainingRun.objects.filter(base_model="").exists()
+
+
+def test_a_base_model_that_does_not_exist_is_refused_on_the_form(
+    admin_client: Client, cast: Cast, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "no-such-model")
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, base_model=missing))
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="error-base_model"' in html
+    assert "cannot be loaded" in html and f'value="{missing}"' in html
+    assert not TrainingRun.objects.exists()
+
+
+def test_a_course_without_exercises_is_refused_on_the_form(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.courses.models import Course
+
+    empty = Course.objects.create(slug="empty", title="Empty course")
+    response = admin_client.post(reverse("console:launch"), _launch_data(cast, course=empty.pk))
+    assert 'id="error-course"' in response.content.decode()
+    assert "has no exercises to train on" in response.content.decode()
+    assert not TrainingRun.objects.exists()
+
+
 def test_stopping_a_queued_run_ends_it_at_once(admin_client: Client, run: TrainingRun) -> None:
     admin_client.post(reverse("console:run_stop", args=[run.pk]))
     run.refresh_from_db()
@@ -181,7 +239,71 @@ def test_run_page_shows_progress_and_a_chart_of_the_metrics(
         TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"loss": loss})
     html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
     assert f'ws-connect="/ws/console/runs/{run.pk}/"' in html
-    assert "step 2 / 4" in html and "<polyline" in html and "loss: 1.5" in html
+    assert "step 2 / 4" in html and "<polyline" in html
+    assert 'id="run-loss">1.5<' in html  # the current loss leads the page
+
+
+def _status_and_charts(client: Client, run: TrainingRun) -> str:
+    return client.get(reverse("console:run", args=[run.pk])).content.decode()
+
+
+def test_the_run_page_leads_with_phase_elapsed_and_remaining_time(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    start = timezone.now() - timedelta(minutes=3)
+    TrainingRun.objects.filter(pk=run.pk).update(
+        status="running", step=2, started_at=start, phase="training (fd steps)"
+    )
+    for step, loss, reward in [(1, 2.0, 0.1), (2, 1.5, 0.4)]:
+        TrainingMetric.objects.create(
+            run=run, step=step, stage="fd", values={"loss": loss, "reward": reward}
+        )
+    # One step took 60 s: two more steps remain, about 2 min.
+    first, second = TrainingMetric.objects.order_by("step")
+    TrainingMetric.objects.filter(pk=first.pk).update(created_at=start + timedelta(seconds=60))
+    TrainingMetric.objects.filter(pk=second.pk).update(created_at=start + timedelta(seconds=120))
+    html = _status_and_charts(admin_client, run)
+    assert 'id="run-phase">training (fd steps)<' in html
+    assert 'id="run-elapsed">3 min 00 s<' in html or 'id="run-elapsed">3 min 01 s<' in html
+    assert 'id="run-remaining">about 2 min 00 s<' in html
+    assert 'id="run-reward">0.4<' in html and "not evaluated yet" in html
+
+
+def test_charts_have_axes_units_and_the_current_value(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    for step, loss in [(1, 2.0), (2, 1.5), (5, 1.25)]:
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"loss": loss})
+    html = _status_and_charts(admin_client, run)
+    chart = html.split('<figure class="chart">', 1)[1].split("</figure>", 1)[0]
+    assert chart.count('class="chart-axis"') >= 2  # both axes (and their ticks)
+    assert ">step</text>" in chart and ">1</text>" in chart and ">5</text>" in chart
+    assert ">2</text>" in chart and ">1.25</text>" in chart  # the y range is labelled
+    assert "per-token loss" in chart and 'class="chart-now">1.25<' in chart
+    assert 'class="chart-dot"' in chart
+
+
+def test_a_one_point_or_flat_series_is_a_number_not_an_empty_chart(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    TrainingMetric.objects.create(run=run, step=1, stage="fd", values={"eval/pass@1": 0.5})
+    for step in (1, 2):
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values={"lr": 0.001})
+    html = _status_and_charts(admin_client, run)
+    assert "<svg" not in html.split('id="run-charts"', 1)[1].split("</section>", 1)[0]
+    figures = html.split('id="run-figures"', 1)[1].split("</details>", 1)[0]
+    assert "<dt>eval/pass@1</dt><dd>0.5" in figures and "<dt>lr</dt><dd>0.001" in figures
+    assert 'id="run-held-out">0.5' in html
+
+
+def test_a_run_without_lineage_shows_no_empty_card(admin_client: Client, run: TrainingRun) -> None:
+    html = _status_and_charts(admin_client, run)
+    assert '<section id="run-lineage">' in html and '<section id="run-lineage" class' not in html
+    assert "No metrics yet" in html
 
 
 def test_plot_view_serves_only_the_runs_own_pngs(
@@ -231,8 +353,8 @@ def test_promote_then_roll_back_moves_the_serving_slot(
 ) -> None:
     first = _fake_checkpoint(registry_root, "console-1", 2)
     second = _fake_checkpoint(registry_root, "console-1", 4)
-    admin_client.post(reverse("console:promote"), {"checkpoint": first})
-    admin_client.post(reverse("console:promote"), {"checkpoint": second})
+    admin_client.post(reverse("console:promote"), {"checkpoint": first, "confirmed": "on"})
+    admin_client.post(reverse("console:promote"), {"checkpoint": second, "confirmed": "on"})
     serving = json.loads((registry_root / "serving.json").read_text())
     assert (serving["path"], serving["previous"]) == (second, first)
     response = admin_client.post(reverse("console:rollback"), follow=True)
@@ -244,7 +366,7 @@ def test_promoting_an_unknown_path_changes_nothing(
     admin_client: Client, registry_root: Path
 ) -> None:
     response = admin_client.post(
-        reverse("console:promote"), {"checkpoint": "../../etc"}, follow=True
+        reverse("console:promote"), {"checkpoint": "../../etc", "confirmed": "on"}, follow=True
     )
     assert "is not a checkpoint in the registry" in response.content.decode()
     assert not (registry_root / "serving.json").exists()
@@ -255,3 +377,158 @@ def test_rollback_without_a_previous_checkpoint_says_so(
 ) -> None:
     response = admin_client.post(reverse("console:rollback"), follow=True)
     assert "no previous checkpoint to roll back to" in response.content.decode()
+
+
+def test_promote_without_confirmation_shows_the_confirm_step_and_changes_nothing(
+    admin_client: Client, registry_root: Path
+) -> None:
+    checkpoint = _fake_checkpoint(registry_root, "console-1", 2)
+    response = admin_client.post(reverse("console:promote"), {"checkpoint": checkpoint})
+    assert not (registry_root / "serving.json").exists()
+    assert response.status_code == 302 and "/checkpoints/promote/confirm?" in response["Location"]
+    page = admin_client.get(response["Location"]).content.decode()
+    assert 'id="confirm-path">' + checkpoint in page
+    assert "Not evaluated" in page and "Promote anyway" in page  # said plainly
+    assert 'name="confirmed"' in page
+    # The checkpoints table asks for the confirm page, it does not post a promote.
+    table = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'action="{reverse("console:promote_confirm")}"' in table
+    assert 'method="get"' in table.split('id="checkpoints"', 1)[1]
+
+
+def test_the_confirm_step_says_when_the_gate_refused_the_checkpoint(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    from webapp.console.actions import do_record_run_lineage
+
+    run = TrainingRun.objects.create(
+        algorithm="continual", course=cast.course, created_by=cast.admin, status="finished"
+    )
+    checkpoint = _fake_checkpoint(registry_root, run.run_name, 4, evaluation={"pass@1": 0.25})
+    reason = "pass@1 0.2500 vs serving 0.5000 on 6 gate problems: a difference of -0.2500"
+    gate = {"checkpoint": str(registry_root / checkpoint), "promote": False}
+    do_record_run_lineage(run, {"counts": {}}, gate, False, reason)
+    url = f"{reverse('console:promote_confirm')}?checkpoint={checkpoint}"
+    page = admin_client.get(url).content.decode()
+    gate_text = page.split('id="confirm-gate">', 1)[1].split("</dd>", 1)[0]
+    assert "Refused by the gate" in gate_text and reason in gate_text
+    assert "Promote anyway" in page and "pass@1 0.25" in page
+    assert f'href="{reverse("console:run", args=[run.pk])}"' in page
+    response = admin_client.post(
+        reverse("console:promote"), {"checkpoint": checkpoint, "confirmed": "on"}, follow=True
+    )  # confirmed: the admin's call, through the same action
+    assert "now serves" in response.content.decode()
+    assert json.loads((registry_root / "serving.json").read_text())["path"] == checkpoint
+
+
+def test_every_checkpoint_links_to_the_run_that_made_it(
+    admin_client: Client, cast: Cast, registry_root: Path
+) -> None:
+    run = TrainingRun.objects.create(
+        algorithm="SFT", course=cast.course, created_by=cast.admin, status="finished"
+    )
+    checkpoint = _fake_checkpoint(registry_root, run.run_name, 2)
+    _fake_checkpoint(registry_root, "someone-else", 2)  # no console run: named, not linked
+    run_url = reverse("console:run", args=[run.pk])
+    html = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'class="checkpoint-run" href="{run_url}"' in html
+    assert html.count('class="checkpoint-run"') == 1 and "someone-else" in html
+    assert "not gated" in html
+    admin_client.post(reverse("console:promote"), {"checkpoint": checkpoint, "confirmed": "on"})
+    html = admin_client.get(reverse("console:checkpoints")).content.decode()
+    assert f'id="serving-run" href="{run_url}"' in html  # the serving model's lineage
+
+
+def test_a_run_page_lists_the_ids_it_trained_on_with_links(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.attempts.models import Attempt
+    from webapp.console.actions import do_record_run_lineage
+
+    attempt = Attempt.objects.create(student=cast.student, exercise=cast.exercise, proof="rfl")
+    run = TrainingRun.objects.create(algorithm="continual", course=cast.course, status="finished")
+    lineage = {
+        "attempts": [f"attempt-{attempt.pk}", "attempt-999999"],
+        "students": [f"student-{cast.student.pk}"],
+        "held_out_problems": ["a", "b", "c"],
+        "selection_problems": ["a"],
+        "gate_problems": ["b", "c"],
+        "counts": {"attempts": 2, "held_out_problems": 3},
+    }
+    do_record_run_lineage(run, lineage, {"problems": 2}, False, "only 2 gate problems")
+    html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
+    ids = html.split('id="lineage-attempt-ids">', 1)[1].split("</ul>", 1)[0]
+    assert f'href="{reverse("attempts:detail", args=[attempt.pk])}">attempt-{attempt.pk}<' in ids
+    assert "<code>attempt-999999</code>" in ids  # gone: the id stays, without a link
+    assert f"student-{cast.student.pk}" in html
+    # One held-out count, with what each part is for (the gate's "2" is the gate's share).
+    held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
+    assert "<strong>3</strong> problems" in held and "1 pick" in held and "2 are judged" in held
+    assert "(judged on the 2 gate problems)" in html
+
+
+def test_a_console_run_says_on_how_many_held_out_problems_its_score_is_measured(
+    admin_client: Client, cast: Cast
+) -> None:
+    from webapp.console.actions import do_record_run_lineage
+    from webapp.console.training_bridge import ExportedProblems
+
+    run = TrainingRun.objects.create(algorithm="SFT", course=cast.course, status="finished")
+    exported = ExportedProblems(trained=[cast.exercise.pk], with_proof=1,
+                                selection=[101, 102, 103, 104, 105], gate=[106] * 6)  # fmt: skip
+    do_record_run_lineage(run, exported.lineage(8, 2), {}, False, "")
+    html = admin_client.get(reverse("console:run", args=[run.pk])).content.decode()
+    held = html.split('id="lineage-held-out">', 1)[1].split("</p>", 1)[0]
+    assert "<strong>11</strong> problems" in held and "5 pick" in held and "6 are judged" in held
+    assert "measured on the first 2 of them" in held
+    assert 'id="lineage-problems">1<' in html and "not gated" in html
+    exercise_url = reverse("courses:exercise", args=[cast.course.slug, cast.exercise.name])
+    assert f'href="{exercise_url}">exercise-{cast.exercise.pk}<' in html
+
+
+def test_charts_name_units_and_draw_a_repeated_series_once() -> None:
+    from webapp.console.charts import charts_for
+
+    rows = [(s, {"loss": 3.0 - s, "sft_loss": 3.0 - s, "tokens_per_s": 10.0 * s,
+                 "step_time_s": 1.0 + s}) for s in (1, 2, 3)]  # fmt: skip
+    charts, figures = charts_for(rows)
+    units = {c.key: c.unit for c in charts}
+    assert units == {"loss": "per-token loss", "tokens_per_s": "tokens per second",
+                     "step_time_s": "s"}  # fmt: skip
+    assert [(f.key, f.value) for f in figures] == [("sft_loss", 0.0)]  # same as loss: a number
+
+
+def test_past_the_two_leading_charts_the_rest_are_folded_away(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    for step in (1, 2, 3):
+        values = {"loss": 3.0 - step, "reward": 0.1 * step, "grad_norm": 1.0 + step,
+                  "tokens": 100.0 + step}  # fmt: skip
+        TrainingMetric.objects.create(run=run, step=step, stage="fd", values=values)
+    html = _status_and_charts(admin_client, run)
+    leading, folded = html.split('id="run-more-charts"', 1)
+    leading = leading.split('id="run-charts"', 1)[1]
+    assert leading.count('<figure class="chart">') == 2
+    assert "<strong>loss</strong>" in leading and "<strong>reward</strong>" in leading
+    assert folded.split("</details>", 1)[0].count('<figure class="chart">') == 2
+
+
+def test_the_held_out_score_stands_beside_the_serving_checkpoints(
+    admin_client: Client, run: TrainingRun, registry_root: Path
+) -> None:
+    serving = _fake_checkpoint(registry_root, "console-77", 2, evaluation={"pass@1": 0.4})
+    admin_client.post(reverse("console:promote"), {"checkpoint": serving, "confirmed": "on"})
+    for step, score in [(2, 0.25), (4, 0.5)]:
+        TrainingMetric.objects.create(run=run, step=step, stage="eval",
+                                      values={"eval/pass@1": score})  # fmt: skip
+    html = _status_and_charts(admin_client, run)
+    held = html.split('id="run-held-out">', 1)[1].split("</dd>", 1)[0]
+    assert held.startswith("0.5") and "by its own evaluation: 0.4" in held
+
+
+def test_the_runs_list_says_what_an_active_run_is_doing(
+    admin_client: Client, run: TrainingRun
+) -> None:
+    TrainingRun.objects.filter(pk=run.pk).update(status="running", phase="loading the model")
+    html = admin_client.get(reverse("console:index")).content.decode()
+    assert '<span class="muted">loading the model</span>' in html.split('id="runs"', 1)[1]

@@ -274,6 +274,7 @@ ROUTES: dict[str, Route] = {
     ),
     "console:checkpoints": Route(only(200, ADMINS)),
     "console:promote": Route(only(302, ADMINS), method="post"),
+    "console:promote_confirm": Route(only(302, ADMINS)),  # no checkpoint chosen: back to the list
     "console:rollback": Route(only(302, ADMINS), method="post"),
     "console:status": Route(only(200, ADMINS)),
     "console:status_components": Route(only(200, ADMINS)),

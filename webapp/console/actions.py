@@ -83,18 +83,25 @@ LINEAGE_KINDS = {
     "reviews": LineageItem.Kind.REVIEW,
     "trajectories": LineageItem.Kind.TRAJECTORY,
     "students": LineageItem.Kind.STUDENT,
+    "problems": LineageItem.Kind.PROBLEM,
 }
 
 
 def do_record_run_lineage(
     run: TrainingRun, lineage: dict[str, Any], gate: dict[str, Any], promoted: bool, reason: str
 ) -> RunLineage:
-    """Index what a continual run used (ids from its lineage.json) and how its gate decided."""
+    """Index what a run used (a continual run: the ids of its lineage.json; any other run:
+    the problems it was given) and how its gate decided (empty: not gated)."""
+    counts = dict(lineage.get("counts", {}))
+    # The held-out split, counted once with what each part is for (the page shows all three).
+    for key in ("selection_problems", "gate_problems"):
+        if key in lineage:
+            counts[key] = len(lineage[key])
     with transaction.atomic():
         record, _ = RunLineage.objects.update_or_create(
             run=run,
             defaults={
-                "counts": lineage.get("counts", {}),
+                "counts": counts,
                 "gate": gate,
                 "promoted": promoted,
                 "reason": reason,

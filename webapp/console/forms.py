@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
+from webapp.console import training_bridge
 from webapp.console.models import TrainingRun
 from webapp.courses.models import Course
 
@@ -29,6 +32,17 @@ class LaunchForm(forms.ModelForm):
             "base_model": forms.TextInput(attrs={"placeholder": "/path/to/model or smollm2"})
         }
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if "base_model" in cleaned and "course" in cleaned:
+            for name, why in training_bridge.launch_refusals(
+                cleaned["base_model"], cleaned["course"]
+            ).items():
+                self.add_error(name, why)
+        return cleaned
+
 
 class PromoteForm(forms.Form):
     checkpoint = forms.CharField(max_length=500)
+    # Set only by the confirm page's button: a bare POST shows the confirm step instead.
+    confirmed = forms.BooleanField(required=False)

@@ -1,4 +1,4 @@
-"""Reading run lineage: what a continual run used, what of it has since been withdrawn
+"""Reading run lineage: what a run used (with links to it), what of it has since been withdrawn
 (a student deleted, a class's consent turned off), and which runs used a teacher's review.
 
 Lineage rows hold the snapshot's string ids ("attempt-12", "curated-3", "student-7"), so they
@@ -51,11 +51,95 @@ def withdrawn(lineage: RunLineage) -> list[Withdrawn]:
     return sorted(out, key=lambda w: w.ref)
 
 
+@dataclass
+class Ref:
+    """One id on the run page, with a link to what it names when that still exists."""
+
+    ref: str
+    url: str = ""
+
+
+# Shown in this order, each under its own heading.
+GROUPS = (
+    ("problem", "Problems trained on"),
+    ("attempt", "Student attempts"),
+    ("review", "Teacher reviews"),
+    ("trajectory", "Prover runs"),
+    ("student", "Students"),
+)
+
+
+def _links(kind: str, refs: list[str]) -> list[Ref]:
+    """Links for the ids of one kind, in one query per kind (students: ids only)."""
+    from django.urls import reverse
+
+    from webapp.attempts.models import Attempt, CuratedFeedback
+    from webapp.courses.models import Exercise
+    from webapp.provers.models import ProverRun
+
+    prefix = {"problem": "exercise-", "attempt": "attempt-", "review": "curated-",
+              "trajectory": "prover-run-"}.get(kind)  # fmt: skip
+    if prefix is None:
+        return [Ref(r) for r in refs]
+    pks = {r: _pk(r, prefix) for r in refs}
+    wanted = [pk for pk in pks.values() if pk is not None]
+    url: dict[int, str] = {}
+    if kind == "problem":
+        for e in Exercise.objects.filter(pk__in=wanted).select_related("world__course"):
+            url[e.pk] = reverse("courses:exercise", args=[e.world.course.slug, e.name])
+    elif kind == "attempt":
+        for pk in Attempt.objects.filter(pk__in=wanted).values_list("pk", flat=True):
+            url[pk] = reverse("attempts:detail", args=[pk])
+    elif kind == "review":
+        for pk, attempt_pk in CuratedFeedback.objects.filter(pk__in=wanted).values_list(
+            "pk", "suggestion__attempt_id"
+        ):
+            url[pk] = reverse("attempts:detail", args=[attempt_pk])
+    else:
+        for pk in ProverRun.objects.filter(pk__in=wanted).values_list("pk", flat=True):
+            url[pk] = reverse("provers:run", args=[pk])
+    return [Ref(r, url.get(pks[r] or -1, "")) for r in refs]
+
+
+@dataclass
+class HeldOut:
+    """The course's held-out problems, counted once, with what each part is for."""
+
+    total: int
+    selection: int | None  # pick the run's best checkpoint (its evaluation during the run)
+    gate: int | None  # only the gate judges them
+    evaluated: int | None  # of the selection ones, how many the run's evaluation reads
+
+
+def held_out(counts: dict[str, Any]) -> HeldOut:
+    selection, gate = counts.get("selection_problems"), counts.get("gate_problems")
+    total = counts.get("held_out_problems")
+    if total is None and selection is not None and gate is not None:
+        total = selection + gate
+    evaluated = counts.get("evaluated_problems")
+    return HeldOut(int(total or 0), selection, gate, evaluated)
+
+
 def lineage_context(run: TrainingRun) -> dict[str, Any] | None:
     record = RunLineage.objects.filter(run=run).first()
     if record is None:
         return None
-    return {"record": record, "counts": record.counts, "withdrawn": withdrawn(record)}
+    refs: dict[str, list[str]] = {}
+    for kind, ref in record.items.order_by("pk").values_list("kind", "ref"):
+        refs.setdefault(kind, []).append(ref)
+    groups = [
+        {"kind": kind, "title": title, "refs": _links(kind, refs[kind])}
+        for kind, title in GROUPS
+        if refs.get(kind)
+    ]
+    return {
+        "record": record,
+        "counts": record.counts,
+        "gated": bool(record.gate) or run.algorithm == TrainingRun.Algorithm.CONTINUAL,
+        "held_out": held_out(record.counts),
+        "groups": groups,
+        "withdrawn": withdrawn(record),
+    }
 
 
 @dataclass

@@ -9,21 +9,26 @@ of a run (the page then shows its end state; the socket stays open so a reload s
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from webapp.console.models import TrainingRun
 from webapp.console.presenters import run_context
 from webapp.core.consumers import LiveSocketConsumer
 from webapp.core.layer import group_send
 
+logger = logging.getLogger(__name__)
+
 MESSAGE_TYPE = "live.html"
 
 # A training run's page: what each push while it runs, and the last one, redraws.
 RUN_TEMPLATE = "console/run.html"
-LIVE_PARTS = ["status", "charts"]
+LIVE_PARTS = ["status", "charts", "lineage"]  # a run's lineage is known from its start
 FINAL_PARTS = ["status", "charts", "plots", "lineage"]
 
 
@@ -43,6 +48,40 @@ def push_run_state(pk: int, *, final: bool = False) -> None:
     run = TrainingRun.objects.get(pk=pk)
     parts = FINAL_PARTS if final else LIVE_PARTS
     push(run.group_name, render_fragments(RUN_TEMPLATE, parts, run_context(run)), final=final)
+
+
+# Between two pushes of a run (a first step on a CPU can take minutes), its elapsed time is
+# pushed this often, so the page never looks stuck.
+HEARTBEAT_S = 5.0
+
+
+class RunHeartbeat:
+    """While a run's task works, push its elapsed time (the run page's `elapsed` fragment)
+    every HEARTBEAT_S seconds from a daemon thread. The thread touches no database: it
+    renders from the start time it was given."""
+
+    def __init__(self, run: TrainingRun, every_s: float = HEARTBEAT_S) -> None:
+        self.group = run.group_name
+        self.started = run.started_at or timezone.now()
+        self.every_s = every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="run-heartbeat", daemon=True)
+
+    def __enter__(self) -> RunHeartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.every_s)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every_s):
+            context = {"headline": {"elapsed": timezone.now() - self.started}}
+            try:
+                push(self.group, render_fragments(RUN_TEMPLATE, ["elapsed"], context))
+            except Exception:  # noqa: BLE001 - a missed beat is harmless; the next one follows
+                logger.debug("heartbeat push to %s failed", self.group, exc_info=True)
 
 
 class LiveFragmentConsumer(LiveSocketConsumer):

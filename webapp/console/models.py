@@ -34,7 +34,8 @@ class TrainingRun(QueuedWork):
         CONTINUAL = "continual", "Continual distillation (classroom data, gated)"
 
     class Preset(models.TextChoices):
-        TINY = "tiny", "tiny (CPU smoke run, seconds)"
+        # Measured with bench/bench_tiny_preset.py on 2 shared cores (bench/README.md).
+        TINY = "tiny", "tiny (CPU smoke run: ~5 min with SmolLM2)"
         PAPER = "paper", "paper defaults (GPU)"
 
     class Status(models.TextChoices):
@@ -48,7 +49,13 @@ class TrainingRun(QueuedWork):
     ACTIVE = (Status.QUEUED, Status.RUNNING, Status.STOPPING)
 
     algorithm = models.CharField(max_length=16, choices=Algorithm.choices, default=Algorithm.FD)
-    preset = models.CharField(max_length=16, choices=Preset.choices, default=Preset.TINY)
+    preset = models.CharField(
+        max_length=16,
+        choices=Preset.choices,
+        default=Preset.TINY,
+        help_text="tiny, measured on 2 shared cores: 4 SFT steps of SmolLM2 take about 5 min, "
+        "plus about 1 min the first time to convert its GGUF (seconds with a tiny test model).",
+    )
     steps = models.PositiveIntegerField(default=4, help_text="Optimizer steps of the whole run.")
     feedback_source = models.CharField(max_length=16, choices=FEEDBACK_SOURCES, default="fixed")
     alpha = models.FloatField(default=0.9, help_text="Teacher EMA alpha (paper: 0.9).")
@@ -73,6 +80,9 @@ class TrainingRun(QueuedWork):
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     step = models.PositiveIntegerField(default=0)
+    # What the run is doing now, in words ("converting the base model ...: 35 s so far",
+    # "loading the model", "training (sft)"); empty once it has ended.
+    phase = models.CharField(max_length=300, blank=True)
     stop_requested = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     output_dir = models.CharField(max_length=500, blank=True)
@@ -133,8 +143,10 @@ class TrainingMetric(models.Model):
 
 
 class RunLineage(models.Model):
-    """What a continual-distillation run trained on (summary), and how its gate decided.
-    The full id lists are in the run folder's lineage.json; LineageItem rows index them."""
+    """What a run trained on (summary), and how its gate decided (continual runs; other runs
+    are not gated: `gate` is empty). Every run has one: a continual run's comes from its
+    lineage.json, any other run's from the problems the console exported for it. LineageItem
+    rows hold the ids, shown (with links) on the run page."""
 
     run = models.OneToOneField(TrainingRun, on_delete=models.CASCADE, related_name="lineage")
     counts = models.JSONField(default=dict)
@@ -148,7 +160,8 @@ class RunLineage(models.Model):
 
 
 class LineageItem(models.Model):
-    """One snapshot id a run used ("attempt-12", "curated-3", "prover-run-5", "student-7").
+    """One id a run used ("attempt-12", "curated-3", "prover-run-5", "student-7",
+    "exercise-4").
     Plain strings, not foreign keys: deleting a student must not erase the record that a past
     run used their data."""
 
@@ -157,6 +170,7 @@ class LineageItem(models.Model):
         REVIEW = "review", "review"
         TRAJECTORY = "trajectory", "trajectory"
         STUDENT = "student", "student"
+        PROBLEM = "problem", "problem"
 
     lineage = models.ForeignKey(RunLineage, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=16, choices=Kind.choices)

@@ -56,9 +56,36 @@ def registry() -> CheckpointRegistry:
 # --- config -------------------------------------------------------------------------------
 
 
-def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
+@dataclass
+class ExportedProblems:
+    """What export_problems wrote: exercise primary keys, in file order."""
+
+    trained: list[int] = field(default_factory=list)
+    with_proof: int = 0
+    selection: list[int] = field(default_factory=list)  # the run's eval file
+    gate: list[int] = field(default_factory=list)  # written nowhere: only gates judge them
+
+    def lineage(self, max_problems: int, max_eval: int) -> dict[str, Any]:
+        """The run's lineage in the shape of training.continual's lineage.json: the problems
+        training reads (the first max_problems of the file, 0: all), the held-out split, and
+        how many selection problems its evaluation reads (the first max_eval, 0: all)."""
+        used = self.trained[:max_problems] if max_problems else self.trained
+        evaluated = min(len(self.selection), max_eval) if max_eval else len(self.selection)
+        return {
+            "problems": [f"exercise-{pk}" for pk in used],
+            "selection_problems": [f"exercise-{pk}" for pk in self.selection],
+            "gate_problems": [f"exercise-{pk}" for pk in self.gate],
+            "counts": {
+                "problems": len(used),
+                "held_out_problems": len(self.selection) + len(self.gate),
+                "evaluated_problems": evaluated,
+            },
+        }
+
+
+def export_problems(run: TrainingRun, target: Path) -> ExportedProblems:
     """Write the run's course as training problems (the fields of shared/data/minif2f.jsonl,
-    as training.data reads them); returns (problems, problems with a reference proof).
+    as training.data reads them); returns which exercises went where.
     The held-out problems (continual distillation's split, held_out_split) are left out;
     the selection ones go to the run's eval file, the gate ones nowhere: no run trains or
     picks its best checkpoint on the problems the gate judges."""
@@ -71,24 +98,26 @@ def export_problems(run: TrainingRun, target: Path) -> tuple[int, int]:
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     selection, gate = held_out_names(run.course_id)
-    count = with_proof = 0
+    out = ExportedProblems()
     with (
         target.open("w", encoding="utf-8") as handle,
         eval_file(target).open("w", encoding="utf-8") as held_handle,
     ):
         for exercise in exercises:
             if exercise.name in gate:
+                out.gate.append(exercise.pk)
                 continue
             if exercise.name in selection:
                 held_handle.write(json.dumps(problem_fields(exercise), ensure_ascii=False) + "\n")
+                out.selection.append(exercise.pk)
                 continue
             record = problem_fields(exercise)
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            count += 1
-            with_proof += bool(exercise.reference_proof.strip())
-    if count == 0:
+            out.trained.append(exercise.pk)
+            out.with_proof += bool(exercise.reference_proof.strip())
+    if not out.trained:
         raise TrainingUnavailable(f"the course {run.course} has no exercises to train on")
-    return count, with_proof
+    return out
 
 
 def eval_file(problems: Path) -> Path:
@@ -150,15 +179,16 @@ def problem_fields(exercise: Any) -> dict[str, Any]:
     }
 
 
-def resolve_base_model(run: TrainingRun) -> str:
+def resolve_base_model(run: TrainingRun, on_phase: Callable[[str], None] | None = None) -> str:
     """The admin's choice, else the serving checkpoint; never a download. A GGUF choice (the
-    default "smollm2" included) is converted once to a safetensors base in the registry."""
+    default "smollm2" included) is converted once to a safetensors base in the registry,
+    telling on_phase how the conversion goes."""
     if run.base_model.strip():
         from training.default_model import safetensors_base
         from tutor.prover.policy.models import ModelNotFound
 
         try:
-            return str(safetensors_base(run.base_model.strip(), settings.CHECKPOINT_ROOT))
+            return str(safetensors_base(run.base_model.strip(), settings.CHECKPOINT_ROOT, on_phase))
         except ModelNotFound as exc:
             raise TrainingUnavailable(str(exc)) from exc
     serving = registry().serving_path()
@@ -170,16 +200,47 @@ def resolve_base_model(run: TrainingRun) -> str:
     return str(serving)
 
 
+def launch_refusals(base_model: str, course: Any) -> dict[str, str]:
+    """Why a run with this base model and problem set could not start, per form field (empty:
+    it can). Asked before the run is queued, so the admin reads the reason on the form with
+    her values kept, not in a run that fails seconds later. Paths are checked as this server
+    sees them (the web and the `train` workers share the registry and the model folders)."""
+    from tutor.prover.policy.models import ModelNotFound, resolve_model_source
+    from webapp.courses.models import Exercise
+
+    refusals: dict[str, str] = {}
+    spec = base_model.strip()
+    if spec:
+        try:
+            resolve_model_source(spec)
+        except ModelNotFound as exc:
+            refusals["base_model"] = (
+                f"This base model cannot be loaded ({exc}). Type a local model folder, a "
+                ".gguf file or 'smollm2' (the CPU default)."
+            )
+    elif registry().serving_path() is None:
+        refusals["base_model"] = (
+            "No checkpoint serves yet, so an empty base model has nothing to start from. Type "
+            "a local model folder, a .gguf file or 'smollm2' (the CPU default), or promote a "
+            "checkpoint first."
+        )
+    if course is not None and not Exercise.objects.filter(world__course=course).exists():
+        refusals["course"] = f"The course {course} has no exercises to train on."
+    return refusals
+
+
 TINY_SFT_MAX_LENGTH = 2048
 TINY_MAX_PROBLEMS = 8
 TINY_HUMAN_TOKEN_SHARE = 0.9
 
 
-def build_config(run: TrainingRun, problems: Path) -> Config:
+def build_config(
+    run: TrainingRun, problems: Path, on_phase: Callable[[str], None] | None = None
+) -> Config:
     """The console's knobs over a preset, validated by training's own config checks."""
     from training.config import Config, config_from_dict, tiny_cpu_config
 
-    model = resolve_base_model(run)
+    model = resolve_base_model(run, on_phase)
     if run.preset == run.Preset.TINY:
         base = tiny_cpu_config(model, str(problems), name=run.run_name)
     else:
@@ -354,6 +415,15 @@ def serving_state() -> dict[str, Any] | None:
     if state is None:
         return None
     return {"path": state.path, "previous": state.previous, "version": state.version}
+
+
+def checkpoint_evaluation(rel_path: str) -> dict[str, Any]:
+    """A registry checkpoint's recorded held-out evaluation ({} when it was not evaluated)."""
+    path = Path(settings.CHECKPOINT_ROOT) / rel_path
+    if not (path / "meta.json").is_file():
+        return {}
+    evaluation = registry().read_meta(path).get("eval") or {}
+    return dict(evaluation) if isinstance(evaluation, dict) else {}
 
 
 @dataclass

@@ -14,6 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/<int:pk>/plots/<str:name>", views.run_plot, name="run_plot"),
     path("checkpoints/", views.checkpoints, name="checkpoints"),
     path("checkpoints/promote", views.promote, name="promote"),
+    path("checkpoints/promote/confirm", views.promote_confirm, name="promote_confirm"),
     path("checkpoints/rollback", views.rollback, name="rollback"),
     path("status/", views.status, name="status"),
     path("status/components", views.status_fragment, name="status_components"),

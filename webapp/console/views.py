@@ -6,6 +6,7 @@ from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -21,7 +22,12 @@ from webapp.accounts.roles import is_admin
 from webapp.console import actions, monitoring, training_bridge
 from webapp.console.forms import LaunchForm, PromoteForm
 from webapp.console.models import TrainingRun
-from webapp.console.presenters import plot_names, run_context
+from webapp.console.presenters import (
+    checkpoint_views,
+    plot_names,
+    run_context,
+    serving_context,
+)
 from webapp.core.health import cached_system_status
 
 
@@ -121,11 +127,30 @@ def run_plot(request: HtmxHttpRequest, pk: int, name: str) -> FileResponse:
 @_admin_only
 @require_GET
 def checkpoints(request: HtmxHttpRequest) -> HttpResponse:
-    context = {
-        "rows": training_bridge.list_checkpoints(),
-        "serving": training_bridge.serving_state(),
-    }
+    context = {"rows": checkpoint_views(), "serving": serving_context()}
     return render(request, "console/checkpoints.html", context)
+
+
+def _confirm_context(rel_path: str) -> dict[str, Any] | None:
+    """What the admin must read before a checkpoint serves (None: not in the registry)."""
+    chosen = next((v for v in checkpoint_views() if v.row.rel_path == rel_path), None)
+    if chosen is None:
+        return None
+    serving = serving_context()
+    serving_eval = training_bridge.checkpoint_evaluation(serving["path"]) if serving else {}
+    return {"chosen": chosen, "serving": serving, "serving_eval": serving_eval}
+
+
+@_admin_only
+@require_GET
+def promote_confirm(request: HtmxHttpRequest) -> HttpResponse:
+    """The confirm step before promote: the checkpoint, its evaluation (or that it has none),
+    its run's gate decision, and what serves now. Nothing changes until the admin confirms."""
+    context = _confirm_context(request.GET.get("checkpoint", ""))
+    if context is None:
+        messages.error(request, "Choose a checkpoint of the registry to promote.")
+        return redirect("console:checkpoints")
+    return render(request, "console/promote_confirm.html", context)
 
 
 @_admin_only
@@ -135,7 +160,12 @@ def promote(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose a checkpoint to promote.")
         return redirect("console:checkpoints")
-    change = actions.do_promote_checkpoint(request.user, form.cleaned_data["checkpoint"])
+    rel_path = form.cleaned_data["checkpoint"]
+    if not form.cleaned_data["confirmed"]:  # the confirm step first, always
+        return redirect(
+            f"{reverse('console:promote_confirm')}?{urlencode({'checkpoint': rel_path})}"
+        )
+    change = actions.do_promote_checkpoint(request.user, rel_path)
     (messages.success if change.ok else messages.error)(request, change.message)
     return redirect("console:checkpoints")
 
