@@ -62,8 +62,9 @@ def test_a_lean_worker_has_its_repls_before_the_first_check(tmp_path: Path) -> N
         for name, queues in (("lean", "lean"), ("other", "prover,train")):
             procs[name] = start_worker(env, tmp_path, name, queues)
         wait_for(lambda: all("ready." in (tmp_path / f"{n}.log").read_text() for n in procs), 90)
-        # Two per pool process: the verdict REPL and the one for reference statements.
-        wait_for(lambda: len(_repls(procs["lean"])) == 4, 60)
+        # Three per pool process: the verdict REPL, the one for reference statements, and the
+        # exploration REPL that answers goals while typing (webapp.attempts.checking).
+        wait_for(lambda: len(_repls(procs["lean"])) == 6, 60)
         started = _repls(procs["lean"])
         assert _repls(procs["other"]) == set()
         manage(env, "shell", "-c", ONE_CHECK)

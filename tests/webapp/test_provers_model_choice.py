@@ -33,4 +33,6 @@ def test_without_a_serving_model_the_base_model_is_used_and_said(tmp_path: Path)
     with override_settings(CHECKPOINT_ROOT=tmp_path):
         spec, note = prover_model_spec()
     assert spec == "smollm2"
-    assert note is not None and "prepare_prover_model" in note
+    # Said in plain words: what a student reads names no command or path.
+    assert note is not None and "small base model" in note
+    assert "prepare_prover_model" not in note and "manage.py" not in note and "/" not in note
