@@ -12,7 +12,16 @@ import re
 from tutor.coach import evidence, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
-from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
+from tutor.coach.goals import (
+    Domain,
+    Goal,
+    Shape,
+    domain_of,
+    is_nonlinear,
+    shorten,
+    split_target,
+    strip_parens,
+)
 from tutor.coach.rewriting import closes_by_computation, rewrites
 
 
@@ -170,6 +179,9 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     if domain is Domain.REAL:
         if re.fullmatch(r"[\d\s+*\-^/().=<>≤≥≠]+", goal.target):
             return "close it with `norm_num`, which evaluates numeric expressions"
+        divided = division_step(goal.target, goal.named_facts())
+        if divided:
+            return divided
         linear = _follows_linearly(goal, evidence.REAL)
         if shape is Shape.EQ and evidence.identity(goal.target, evidence.REAL):
             return "close it with `ring`: it is an identity of algebra, true for every value"
@@ -241,6 +253,46 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     return "use `simp`, or `apply` a lemma whose conclusion matches this goal"
 
 
+_DENOMINATOR = re.compile(r"/\s*(\((?:[^()]|\([^()]*\))*\)|[A-Za-zα-ω][\w'₀-₉]*)")
+
+
+def variable_denominators(target: str) -> list[str]:
+    """The denominators of `target` that contain a variable (`x` in `y / x`, `(a - b)`)."""
+    found = [m.group(1) for m in _DENOMINATOR.finditer(target)]
+    return [d for d in dict.fromkeys(found) if re.search(r"[A-Za-zα-ω]", d)]
+
+
+def division_step(target: str, facts: list[tuple[str, str]]) -> str | None:
+    """An equation over a field that needs a denominator to be nonzero (`x / x = 1`): Lean
+    defines `x / 0 = 0`, so `ring` cannot prove it (evidence.identity checks at 0) and
+    `field_simp` clears a denominator only with a hypothesis that it is not 0."""
+    denominators = variable_denominators(target)
+    if not denominators or split_target(target).shape is not Shape.EQ:
+        return None
+    if evidence.identity(target, evidence.REAL) is not False:
+        return None
+    nonzero = {
+        strip_parens(m.group(1)): name
+        for name, typ in facts
+        if "✝" not in name and (m := re.fullmatch(r"\s*(.+?)\s*≠\s*0\s*", typ or ""))
+    }
+    missing = [d for d in denominators if strip_parens(d) not in nonzero]
+    if missing:
+        d = strip_parens(missing[0])
+        return (
+            f"add the hypothesis `h : {d} ≠ 0` to the statement first: Lean defines division by "
+            "0 as 0, so the equation is false when it is 0, and neither `ring` nor `field_simp` "
+            "can clear that denominator without it"
+        )
+    names = ", ".join(
+        f"`{n}`" for n in dict.fromkeys(nonzero[strip_parens(d)] for d in denominators)
+    )
+    return (
+        f"clear the denominators with `field_simp` (it uses {names} to know they are not 0), "
+        "then close what is left with `ring`: `ring` alone never cancels a division by a variable"
+    )
+
+
 def _follows_linearly(goal: Goal, domain: str) -> bool | None:
     """Whether linarith (omega on ℕ and ℤ) proves the goal from its hypotheses as they are:
     tutor/coach/linear.py; None when some term is not read."""
@@ -306,6 +358,11 @@ def derived_step(goal: Goal) -> str | None:
         if contradiction_only
         else "it is built from the hypotheses you have"
     )
+    if proofs[0].startswith("Classical.byContradiction"):
+        why = (
+            f"argue by contradiction: assume `¬{goal.target.strip()}` as `hn`, and your "
+            "hypotheses then derive `False`"
+        )
     return f"close it with `exact {proofs[0]}`: {why}"
 
 
@@ -371,7 +428,21 @@ def next_step(goal: Goal, mathlib: bool) -> str:
         return "close it with `trivial`"
     if shape in (Shape.EQ, Shape.LE, Shape.LT, Shape.NE, Shape.DVD):
         return arithmetic_step(goal, shape, mathlib)
+    if _is_proposition_variable(goal):
+        return (
+            f"prove it from a hypothesis whose conclusion is `{goal.target.strip()}` (`apply` "
+            "that hypothesis), or by contradiction: it is a proposition variable, with no "
+            "definition to unfold"
+        )
     return "unfold its definition with `unfold` or `simp only [...]`, then continue"
+
+
+def _is_proposition_variable(goal: Goal) -> bool:
+    """The goal is a variable `p : Prop` of the statement: nothing to unfold or split."""
+    target = goal.target.strip()
+    return bool(re.fullmatch(r"[\w'₀-₉]+", target)) and any(
+        target in hyp.names and hyp.type.strip() == "Prop" for hyp in goal.hypotheses
+    )
 
 
 def contradiction_step(goal: Goal) -> str:

@@ -379,9 +379,32 @@ def expanded(facts: Iterable[Fact]) -> list[Fact]:
 def proofs_of(wanted: str, facts: Sequence[Fact], depth: int = 2) -> list[str]:
     """Terms built from `facts` whose type is `wanted`, simplest first (may be empty)."""
     atoms = expanded(facts)
-    found = _derive(normal(wanted), atoms, depth)
+    found = _derive(normal(wanted), atoms, depth) or _by_contradiction(wanted, facts, depth)
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=len)
+
+
+def _by_contradiction(wanted: str, facts: Sequence[Fact], depth: int) -> list[str]:
+    """`Classical.byContradiction fun hn => …` when assuming `hn : ¬wanted` lets the facts
+    derive `False` and nothing proves `wanted` directly: `h : ¬¬p` for `p`, or the
+    contrapositive `h : ¬q → ¬p` with `hp : p` for `q`. Only when the proof of `False` uses
+    `hn` (else the facts contradict each other, which `_contradictions` says), and never for a
+    goal `intro` opens (¬, →, ∀)."""
+    shape = split_target(wanted).shape
+    if shape in (Shape.NOT, Shape.IMPLIES, Shape.FORALL, Shape.FALSE, Shape.TRUE) or depth <= 0:
+        return []
+    if not any("¬" in typ for _, typ in facts):
+        return []
+    taken = {name for name, _ in facts}
+    name = next(n for n in ("hn", "hnot", "h_not", "hcontra") if n not in taken)
+    negation = f"¬{wanted}" if re.fullmatch(r"[\w'₀-₉.]+", wanted.strip()) else f"¬({wanted})"
+    atoms = expanded([*facts, (name, negation)])
+    uses = re.compile(rf"(?<![\w.']){re.escape(name)}(?![\w'])")
+    return [
+        f"Classical.byContradiction fun {name} => {proof}"
+        for proof in _derive("False", atoms, depth)
+        if uses.search(proof)
+    ][:1]
 
 
 def _derive(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
@@ -411,6 +434,26 @@ def _applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
             continue
         for argument in _derive(normal(premise), atoms, depth - 1)[:1]:
             out.append(f"{as_argument(term)} {as_argument(argument)}")
+    if wanted == "False":
+        out += _negated_conclusions(atoms, depth)
+    return out
+
+
+def _negated_conclusions(atoms: list[Fact], depth: int) -> list[str]:
+    """`h ha hb` for `h : A → ¬B` with proofs of `A` and `B`: a contrapositive used on the
+    facts (`h : ¬q → ¬p` with `hn : ¬q` and `hp : p`)."""
+    out = []
+    for term, typ in atoms:
+        split = split_target(typ)
+        if split.shape is not Shape.IMPLIES:
+            continue
+        conclusion = split_target(split.right)
+        if conclusion.shape is not Shape.NOT:
+            continue
+        first = _derive(normal(split.left), atoms, depth - 1)[:1]
+        second = _derive(normal(conclusion.right), atoms, depth - 1)[:1]
+        if first and second:
+            out.append(f"{as_argument(term)} {as_argument(first[0])} {as_argument(second[0])}")
     return out
 
 
