@@ -82,3 +82,45 @@ def test_a_proposition_variable_with_nothing_to_build_it_is_not_unfolded() -> No
     message = INTRO_N + "p q : Prop\nhq : q\n⊢ p"
     text = said(advise(attempt, diag(2, 2, message, K.INTRO_FAILED)))
     assert "no definition to unfold" in text and "`unfold`" not in text
+
+
+# ------------------------------------------------------------- a step meant for a hypothesis
+
+
+def test_a_rewrite_whose_pattern_is_in_a_hypothesis_gets_at() -> None:
+    attempt = "theorem t (n : Nat) (h : n + 0 = 5) : n = 5 := by\n  rw [Nat.add_zero]\n  exact h"
+    context = "n : Nat\nh : n + 0 = 5"
+    message = rewrite_failed("?n + 0", "n = 5", context)
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED)))
+    assert "`rw [Nat.add_zero] at h`" in text
+
+
+def test_a_rewrite_with_a_hypothesis_is_not_sent_back_at_itself() -> None:
+    attempt = "theorem t (x y : Nat) (h : 0 + x = y) : x = y := by\n  rw [h]"
+    message = rewrite_failed("0 + x", "x = y", "x y : Nat\nh : 0 + x = y")
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED)))
+    assert "at h" not in text  # `0 + x` is in `h` because it is `h`'s own left side
+
+
+def test_a_bare_name_pattern_is_no_evidence_for_at() -> None:
+    # `b` is reached by rewriting the goal with `h` first (`rw [h, hb]`), not by `at h`.
+    attempt = "theorem t (a b : Nat) (h : a = b) (hb : b = 3) : a + 1 = 4 := by\n  rw [hb]"
+    message = rewrite_failed("b", "a + 1 = 4", "a b : Nat\nh : a = b\nhb : b = 3")
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED)))
+    assert "at h`" not in text
+
+
+def test_simp_with_nothing_to_do_on_the_goal_is_sent_to_the_hypothesis() -> None:
+    attempt = "theorem t (n : Nat) (h : 0 + n = 5) : n = 5 := by\n  simp\n  exact h"
+    text = said(advise(attempt, diag(2, 2, "simp made no progress", K.SIMP_NO_PROGRESS)))
+    assert "`simpa using h`" in text
+    assert "remove it" not in text  # without it, `exact h` still fails on `0 + n`
+
+
+def test_simp_on_a_hypothesis_that_does_not_become_the_goal_gets_at() -> None:
+    attempt = (
+        "theorem t (xs : List Nat) (h : (xs ++ []).length = 3) : xs.length ≤ 3 := by\n"
+        "  simp\n  omega"
+    )
+    text = said(advise(attempt, diag(2, 2, "simp made no progress", K.SIMP_NO_PROGRESS)))
+    assert "`simp at h`" in text and "`xs.length = 3`" in text
