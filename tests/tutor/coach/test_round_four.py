@@ -124,3 +124,58 @@ def test_simp_on_a_hypothesis_that_does_not_become_the_goal_gets_at() -> None:
     )
     text = said(advise(attempt, diag(2, 2, "simp made no progress", K.SIMP_NO_PROGRESS)))
     assert "`simp at h`" in text and "`xs.length = 3`" in text
+
+
+# ------------------------------------------------------------- the parts a fact has
+
+
+def test_mp_on_a_conjunction_names_the_conjunction_s_part_that_is_the_goal() -> None:
+    attempt = "theorem t (p q : Prop) (h : p ∧ q) : q := by\n  exact h.mp"
+    message = (
+        "Invalid field `mp`: The environment does not contain `And.mp`\n  h\nhas type\n  p ∧ q"
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.INVALID_FIELD)))
+    assert "`exact h.right`" in text and "`.left`" in text
+
+
+def test_left_on_an_iff_names_its_directions() -> None:
+    attempt = "theorem t (p q : Prop) (h : p ↔ q) (hp : p) : q := by\n  exact h.left hp"
+    message = (
+        "Invalid field `left`: The environment does not contain `Iff.left`\n  h\nhas type\n  p ↔ q"
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.INVALID_FIELD)))
+    assert "`h.mp`" in text and "`h.mpr`" in text
+
+
+def test_a_projection_of_an_exists_is_taken_apart_with_obtain() -> None:
+    attempt = (
+        "theorem t (f : Nat → Nat) (h : ∃ n, f n = 0) : ∃ m, f m = 0 := by\n  exact ⟨h.1, h.2⟩"
+    )
+    # The wording of Lean's own error explanation (src/Lean/ErrorExplanations/
+    # ProjNonPropFromProp.lean in leanprover/lean4).
+    message = (
+        "Invalid projection: Cannot project a value of non-propositional type\n  Nat\n"
+        "from the expression\n  h\nwhich has propositional type\n  ∃ n, f n = 0"
+    )
+    text = said(advise(attempt, diag(2, 9, message, K.INVALID_FIELD)))
+    assert "`obtain ⟨x, hx⟩ := h`" in text
+
+
+def test_refine_with_plain_underscores_gets_question_marks() -> None:
+    attempt = "theorem t (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  refine ⟨_, _⟩\n  exact hp"
+    message = (
+        "don't know how to synthesize placeholder for argument `left`\ncontext:\n"
+        "p q : Prop\nhp : p\nhq : q\n⊢ p"
+    )
+    text = said(advise(attempt, diag(2, 10, message, K.PLACEHOLDER)))
+    assert "`refine ⟨?_, ?_⟩`" in text
+
+
+def test_obtain_on_a_forall_is_told_to_apply_it_to_a_value() -> None:
+    attempt = (
+        "theorem t (f : ℕ → ℕ) (h : ∀ x, f x = 2 * x) : f 3 = 6 := by\n"
+        "  obtain ⟨x, hx⟩ := h\n  simp [hx]"
+    )
+    message = "rcases tactic failed: h : ∀ (x : ℕ), f x = 2 * x is not an inductive datatype"
+    text = said(advise(attempt, diag(2, 20, message, K.OTHER), mathlib=True))
+    assert "apply `h` to a value" in text and "`h a`" in text

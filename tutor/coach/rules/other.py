@@ -9,7 +9,9 @@ from tutor.coach import fixes
 from tutor.coach.advice import next_step
 from tutor.coach.context import proofs_of, traced_goal
 from tutor.coach.goals import (
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.apply import constructor_failed
 from tutor.coach.rules.base import (
@@ -51,6 +53,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     if "'constructor' failed" in lowered:
         return constructor_failed(d, ctx)
+    taken = _taking_apart_a_function(d, ctx)
+    if taken:
+        return [taken]
     if "invalid field" in lowered and "or." in lowered:
         return one(
             line,
@@ -121,3 +126,36 @@ def _function_expected(d: Diagnostic, ctx: Context) -> Advice | None:
                 "cannot take an argument; the function is the one whose premise it proves.",
             )
     return None
+
+
+# Lean's rcases: "rcases tactic failed: {e} : {type} is not an inductive datatype".
+_NOT_INDUCTIVE = re.compile(
+    r"rcases(?: tactic failed)?:\s*(?:The type\s+|(?P<name>[^\s:]+)\s*:\s*)(?P<type>.+?)"
+    r"\s+is not an inductive datatype",
+    re.DOTALL,
+)
+
+
+def _taking_apart_a_function(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`obtain ⟨x, hx⟩ := h` on `h : ∀ x, P x` (or an implication): a ∀ has no parts to take
+    apart; it is used by applying it to a value (`h 3`), after which it says `P 3`."""
+    found = _NOT_INDUCTIVE.search(d.message)
+    if not found:
+        return None
+    typ = " ".join(found.group("type").split())
+    shape = split_target(typ).shape
+    if shape not in (Shape.FORALL, Shape.IMPLIES):
+        return None
+    source = ctx.text.line(d.line)
+    named = re.search(r":=\s*([\w'₀-₉.]+)\s*$", source.split("--", 1)[0]) or re.search(
+        r"\b(?:rcases|cases)\s+([\w'₀-₉.]+)", source
+    )
+    name = found.group("name") or (named.group(1) if named else "h")
+    what = "a ∀" if shape is Shape.FORALL else "an implication"
+    use = "a value" if shape is Shape.FORALL else "a proof of its premise"
+    return Advice(
+        d.line,
+        f"Do apply `{name}` to {use} instead of taking it apart on line {d.line} (`have h1 := "
+        f"{name} a`, or `{name} a` inside `rw`, `simp` or `exact`): `{shorten(typ, 30)}` is "
+        f"{what}, with no parts to split.",
+    )
