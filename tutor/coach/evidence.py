@@ -274,6 +274,10 @@ def identity(prop: str, domain: str) -> bool | None:
         # (a + c) / b` but never cancels `x / x`. Lean's `x / 0 = 0` tells them apart: an
         # equation ring proves still holds with any one variable at 0, `x / x = 1` does not.
         envs += [{**envs[0], name: Fraction(0)} for name in names]
+    if domain == NAT and "-" in prop:
+        # ℕ subtraction stops at 0 (`n - 1 + 1 = n` fails at 0 only): small values find it.
+        envs += [{**envs[0], name: Fraction(0)} for name in names]
+        envs += [{name: Fraction(0) for name in names}]
     for env in envs:
         a, b = evaluate(split.left, domain, env), evaluate(split.right, domain, env)
         if a is None or b is None:

@@ -179,3 +179,24 @@ def test_obtain_on_a_forall_is_told_to_apply_it_to_a_value() -> None:
     message = "rcases tactic failed: h : ∀ (x : ℕ), f x = 2 * x is not an inductive datatype"
     text = said(advise(attempt, diag(2, 20, message, K.OTHER), mathlib=True))
     assert "apply `h` to a value" in text and "`h a`" in text
+
+
+# ------------------------------------------------------------- ℕ subtraction stops at 0
+
+
+def test_omega_on_nat_subtraction_splits_the_truncated_case() -> None:
+    from tutor.coach import linear
+
+    nat = evidence.NAT
+    assert linear.omega_proves("n - 1 + 1 = n", ["1 ≤ n"], nat) is True
+    assert linear.omega_proves("n - 1 + 1 = n", [], nat) is False  # n = 0: 0 + 1 ≠ 0
+    assert linear.omega_proves("a - b ≤ a", [], nat) is True
+    assert linear.omega_proves("a - b - c = a - (b + c)", [], nat) is True
+    assert evidence.identity("n - 1 + 1 = n", nat) is False
+
+
+def test_ring_on_a_truncated_subtraction_is_sent_to_omega() -> None:
+    attempt = "theorem t (n : ℕ) (h : 1 ≤ n) : n - 1 + 1 = n := by\n  ring"
+    message = "ring failed, ring expressions not equal\nn : ℕ\nh : 1 ≤ n\n⊢ n - 1 + 1 = n"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
+    assert "`omega`" in text and "stops at 0" in text

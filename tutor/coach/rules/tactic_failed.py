@@ -239,6 +239,13 @@ def _ring(
             )
     follows = evidence.consequence_of(goal.target, facts)
     closer = linear.closer(goal.target, facts, domain, mathlib)
+    if closer == "omega" and domain == evidence.NAT and "-" in goal.target:
+        return Advice(
+            line,
+            f"Do use `omega` on line {line} instead of `ring`: subtraction on ℕ stops at 0, so "
+            f"`{shorten(goal.target, 24)}` is no identity ring can prove; omega splits the case "
+            "where it stops at 0 and uses your hypotheses to close both.",
+        )
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return Advice(
