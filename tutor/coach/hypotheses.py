@@ -100,3 +100,21 @@ def simp_target(target: str, facts: Sequence[Fact]) -> tuple[str, str, bool] | N
 
 def _same(a: str, b: str) -> bool:
     return " ".join(strip_parens(a).split()) == " ".join(strip_parens(b).split())
+
+
+_SET_BUILDER = re.compile(
+    r"^\s*(?P<x>.+?)\s*(?P<op>∈|∉)\s*\{\s*(?P<v>[\w'₀-₉]+)(?:\s*:\s*[^|{}]+?)?\s*\|\s*"
+    r"(?P<body>[^{}]+)\}\s*$"
+)
+
+
+def set_builder(prop: str) -> tuple[str, bool] | None:
+    """`x ∈ {y | P y}` as (`P x`, True), `x ∉ {…}` as (`P x`, False): what membership in a set
+    written by a property means (Mathlib's `Set.mem_setOf_eq`); None for anything else."""
+    found = _SET_BUILDER.match(prop)
+    if found is None:
+        return None
+    x = found.group("x").strip()
+    term = x if re.fullmatch(r"[\w'₀-₉.]+", x) else f"({x})"
+    body = re.sub(rf"(?<![\w.']){re.escape(found.group('v'))}(?![\w'])", term, found.group("body"))
+    return " ".join(body.split()), found.group("op") == "∈"

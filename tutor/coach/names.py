@@ -190,6 +190,7 @@ MATHLIB_LEMMAS = [
     "sq_pos_of_pos",
     "add_pos_of_pos_of_nonneg",
     "mul_pos_of_neg_of_neg",
+    "Set.mem_setOf_eq",
 ]
 
 TACTICS = [

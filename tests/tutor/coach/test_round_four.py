@@ -200,3 +200,31 @@ def test_ring_on_a_truncated_subtraction_is_sent_to_omega() -> None:
     message = "ring failed, ring expressions not equal\nn : ℕ\nh : 1 ≤ n\n⊢ n - 1 + 1 = n"
     text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
     assert "`omega`" in text and "stops at 0" in text
+
+
+# ------------------------------------------------------------- casts and sets, unfolded first
+
+
+def test_ring_on_the_cast_of_a_sum_gets_push_cast_first() -> None:
+    attempt = "theorem t (n : ℕ) : ((n + 1 : ℕ) : ℝ) = (n : ℝ) + 1 := by\n  ring"
+    message = "ring failed, ring expressions not equal\nn : ℕ\n⊢ ↑(n + 1) = ↑n + 1"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
+    assert "`push_cast`" in text
+
+
+def test_omega_on_a_set_membership_unfolds_it_first() -> None:
+    attempt = "theorem t (x : ℕ) (h : x > 2) : x ∈ {n : ℕ | n > 1} := by\n  omega"
+    message = (
+        "omega could not prove the goal:\na possible counterexample may satisfy the "
+        "constraints\n  x ≥ 3\nwhere\n x := x"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.OMEGA_FAILED), mathlib=True))
+    assert "`simp only [Set.mem_setOf_eq]`" in text and "`show x > 1`" in text
+    assert "then `omega`" in text
+
+
+def test_linarith_on_a_set_membership_unfolds_it_first() -> None:
+    attempt = "theorem t (x : ℝ) (h : x > 2) : x ∈ {y : ℝ | y > 1} := by\n  linarith"
+    message = "linarith failed to find a contradiction\nx : ℝ\nh : x > 2\na✝ : x ∉ {y | y > 1}\n⊢ False failed"
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "`simp only [Set.mem_setOf_eq]`" in text and "then `linarith`" in text

@@ -21,6 +21,7 @@ from tutor.coach.rules.base import (
     one,
     scene_at,
 )
+from tutor.coach.rules.membership import unfold_membership
 from tutor.lean.types import Diagnostic
 
 
@@ -31,6 +32,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     context_text = " ".join(h.type for h in goal.hypotheses)
     types = " ".join(goal.variable_types().values())
     tactic = "nlinarith" if "nlinarith" in ctx.text.line(line) else "linarith"
+    member = unfold_membership(d, ctx, goal, tactic)
+    if member:
+        return [member]
     product = _product_lemma(ctx, d, goal)
     if product:
         return one(

@@ -23,6 +23,7 @@ from tutor.coach.rules.base import (
     one,
     scene_at,
 )
+from tutor.coach.rules.membership import unfold_membership
 from tutor.coach.source import statement_hypotheses
 from tutor.lean.messages import Mismatch
 from tutor.lean.types import Diagnostic
@@ -34,6 +35,9 @@ _APPLIED = re.compile(r"^\(?([A-Za-z_][\w.']*)\s+[\w(↑]")
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     message = d.message
+    member = unfold_membership(d, ctx, None, "omega")
+    if member:
+        return [member]
     if "ℝ" in ctx.statement or "ℝ" in ctx.text.text:
         return [_over_the_reals(d, ctx)]
     dropped = dropped_fact(ctx, line, _counterexample_names(message))

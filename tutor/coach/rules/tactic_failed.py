@@ -49,6 +49,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
     )
     if tactic in ("ring", "ring_nf") and goal is not None:
+        cast = _cast_of_a_compound(d.line, goal, ctx.mathlib, tactic)
+        if cast:
+            return [cast]
         division = _truncating_division(d.line, goal, scene.variable_types(), tactic)
         if division:
             return [division]
@@ -207,6 +210,23 @@ def _false_at_zero(target: str, domain: str, facts: list[tuple[str, str]]) -> st
     if evidence.holds(target, domain, env) is not False:
         return None
     return " and ".join(f"{n} = 0" for n in names)
+
+
+_CAST_OF_COMPOUND = re.compile(r"↑\((?:[^()]|\([^()]*\))*[-+*/^](?:[^()]|\([^()]*\))*\)")
+
+
+def _cast_of_a_compound(line: int, goal: Goal, mathlib: bool, tactic: str) -> Advice | None:
+    """`ring` on `↑(n + 1) = ↑n + 1`: ring reads the cast of a sum as one unknown, so it sees
+    no `+` inside; `push_cast` moves the casts onto the variables first (Mathlib's tactic)."""
+    found = _CAST_OF_COMPOUND.search(goal.target)
+    if found is None or not mathlib:
+        return None
+    return Advice(
+        line,
+        f"Do write `push_cast` before `{tactic}` on line {line}: `{shorten(found.group(0), 20)}` "
+        f"is a cast of a whole expression, which {tactic} reads as one unknown; push_cast "
+        "moves the cast onto each variable (`↑(n + 1)` becomes `↑n + 1`), and then it is algebra.",
+    )
 
 
 def _ring(
