@@ -23,7 +23,7 @@ def unfold_membership(d: Diagnostic, ctx: Context, goal: Goal | None, tactic: st
         candidates += [goal.target] + [h.type for h in goal.hypotheses if "∉" in h.type]
     for text in candidates:
         found = set_builder(text) if text else None
-        if found is None:
+        if text is None or found is None:
             continue
         prop, _ = found
         facts = facts_in_scope(ctx.statement, ctx.text, d.line)
