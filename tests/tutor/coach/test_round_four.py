@@ -228,3 +228,73 @@ def test_linarith_on_a_set_membership_unfolds_it_first() -> None:
     message = "linarith failed to find a contradiction\nx : ℝ\nh : x > 2\na✝ : x ∉ {y | y > 1}\n⊢ False failed"
     text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
     assert "`simp only [Set.mem_setOf_eq]`" in text and "then `linarith`" in text
+
+
+# ------------------------------------------------------------- closed claims, arguments, variables
+
+
+def test_decide_stuck_on_a_closed_prime_claim_gets_norm_num() -> None:
+    attempt = "theorem t : Nat.Prime 97 := by\n  decide"
+    message = (
+        "Tactic `decide` failed for proposition\n  Nat.Prime 97\nsince its `Decidable` instance\n"
+        "  Nat.decidablePrime1 97\ndid not reduce to `isTrue` or `isFalse`."
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.DECIDE_FAILED), mathlib=True))
+    assert "`norm_num`" in text and "without variables" not in text
+
+
+def test_decide_out_of_depth_on_a_false_prime_claim_names_no_tactic() -> None:
+    attempt = "theorem t : Nat.Prime 91 := by\n  decide"
+    message = (
+        "maximum recursion depth has been reached\nuse `set_option maxRecDepth <num>` to "
+        "increase limit\nuse `set_option diagnostics true` to get diagnostic information"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.TIMEOUT), mathlib=True))
+    assert "false" in text and "`norm_num`" not in text  # 91 = 7 * 13
+
+
+def test_an_iff_applied_to_a_fact_gets_the_direction_the_fact_states() -> None:
+    attempt = "theorem t (a b : ℕ) (h : a + 1 ≤ b) : a < b := by\n  exact Nat.lt_iff_add_one_le h"
+    message = (
+        "Function expected at\n  Nat.lt_iff_add_one_le\nbut this term has type\n"
+        "  ?m < ?n ↔ ?m + 1 ≤ ?n\n\nNote: Expected a function because this term is being "
+        "applied to the argument\n  h"
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.FUNCTION_EXPECTED)))
+    assert "`Nat.lt_iff_add_one_le.mpr h`" in text
+
+
+def test_an_extra_argument_after_a_complete_fact_is_dropped() -> None:
+    attempt = "theorem t (f : ℕ → ℕ) (h : ∀ x, f x > x) : f 2 > 2 := by\n  specialize h 2 3"
+    message = (
+        "Function expected at\n  h 2\nbut this term has type\n  f 2 > 2\n\nNote: Expected a "
+        "function because this term is being applied to the argument\n  3"
+    )
+    text = said(advise(attempt, diag(2, 13, message, K.FUNCTION_EXPECTED), mathlib=True))
+    assert "drop the extra argument `3`" in text
+
+
+def test_unfolding_a_variable_of_the_statement_rewrites_with_its_hypothesis() -> None:
+    attempt = "theorem t (f : ℕ → ℕ) (hf : ∀ x, f x = x + 1) : f 2 = 3 := by\n  unfold f"
+    # Lean/Elab/Tactic/Unfold.lean's wording for a local variable that is not a `let`.
+    message = "tactic 'unfold' failed, local variable 'f' has no definition"
+    text = said(advise(attempt, diag(2, 9, message, K.TACTIC_FAILED), mathlib=True))
+    assert "`simp only [hf]`" in text and "not a `def`" in text
+    assert "bind" not in text  # `f` is in scope: it is not an unbound name
+
+
+def test_a_lemma_applied_to_an_ungrouped_difference_gets_parentheses() -> None:
+    attempt = "theorem t (x y : ℝ) : 0 ≤ (x - y) ^ 2 := by\n  exact sq_nonneg x - y"
+    message = (
+        "failed to synthesize\n  HSub (0 ≤ x ^ 2) ℝ (0 ≤ (x - y) ^ 2)\n\nHint: Additional "
+        "diagnostic information may be available using the `set_option diagnostics true` command."
+    )
+    text = said(advise(attempt, diag(2, 8, message, K.FAILED_TO_SYNTHESIZE), mathlib=True))
+    assert "`sq_nonneg (x - y)`" in text
+    assert "explicit type" not in text
+
+
+def test_gcongr_on_sides_of_different_shapes_gets_the_linear_closer() -> None:
+    attempt = "theorem t (a b : ℝ) (h : a ≤ b) : a + 1 ≤ 1 + b := by\n  gcongr"
+    text = said(advise(attempt, diag(2, 2, "gcongr did not make progress", K.OTHER), mathlib=True))
+    assert "`linarith`" in text

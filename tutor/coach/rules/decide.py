@@ -18,6 +18,7 @@ from tutor.coach.rules.base import (
     scene_at,
     wrong_witness,
 )
+from tutor.coach.rules.timeout import closed_truth
 from tutor.lean.types import Diagnostic
 
 
@@ -47,6 +48,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Don't use `decide` alone on line {line}: the goal has a variable, which `decide` "
             f"cannot evaluate. Instead, {substituted}.",
         )
+    closed = _closed_claim(line, goal.target, ctx.mathlib) if goal else None
+    if closed:
+        return [closed]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
     if step:
         why = "it is linear arithmetic that omega proves" if step == "omega" else "it proves it"
@@ -76,3 +80,26 @@ def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
         return fixes.goal_at_first_step(scene)
     facts = [Hypothesis((n,), t) for n, t in scene.facts() if t]
     return Goal(match.group(1).strip(), facts)
+
+
+def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
+    """`decide` stuck on a claim with no variables (`Nat.Prime 97`): the claim is closed, so
+    the instance did not reduce, not a variable; evaluated true, Mathlib's `norm_num` proves it
+    by its extensions; evaluated false, no tactic does."""
+    truth = closed_truth(claim)
+    if truth is None:
+        return None
+    if not truth:
+        return Advice(
+            line,
+            f"Don't try to prove `{shorten(claim, 24)}` on line {line}: evaluated, it is false, "
+            "so no tactic proves it; check the numbers in the statement.",
+        )
+    if not mathlib:
+        return None
+    return Advice(
+        line,
+        f"Do use `norm_num` on line {line} instead of `decide`: `{shorten(claim, 24)}` has no "
+        "variables and is true, but its `Decidable` instance does not compute by unfolding; "
+        "norm_num's extensions (primes, arithmetic) prove it directly.",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes, linear
 from tutor.coach.advice import next_step
 from tutor.coach.context import proofs_of, traced_goal
 from tutor.coach.goals import (
@@ -13,6 +13,7 @@ from tutor.coach.goals import (
     shorten,
     split_target,
 )
+from tutor.coach.hypotheses import pattern_regex
 from tutor.coach.rules.apply import constructor_failed
 from tutor.coach.rules.base import (
     Advice,
@@ -20,6 +21,7 @@ from tutor.coach.rules.base import (
     goals_of,
     one,
 )
+from tutor.coach.source import statement_hypotheses
 from tutor.lean.types import Diagnostic
 
 
@@ -56,6 +58,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     taken = _taking_apart_a_function(d, ctx)
     if taken:
         return [taken]
+    if lowered.startswith("gcongr did not make progress"):
+        return [_gcongr(d, ctx)]
     if "invalid field" in lowered and "or." in lowered:
         return one(
             line,
@@ -125,6 +129,44 @@ def _function_expected(d: Diagnostic, ctx: Context) -> Advice | None:
                 f"`{shorten(match.group('type').strip(), 20)}`, which is not a function, so it "
                 "cannot take an argument; the function is the one whose premise it proves.",
             )
+    argument = " ".join((match.group("arg") or "").split())
+    direction = _iff_applied(d, match.group("type"), head, argument, facts)
+    if direction:
+        return direction
+    if " " in head and argument and not head.startswith("("):
+        # `h 2 3` with `h : ∀ x, f x > x`: `h 2` is already the whole fact, a proposition,
+        # so the argument after it has nothing to go into.
+        return Advice(
+            d.line,
+            f"Do drop the extra argument `{shorten(argument, 12)}` on line {d.line}: "
+            f"`{shorten(head, 16)}` already proves `{shorten(match.group('type').strip(), 20)}`, "
+            f"which is not a ∀ or →, so `{head.split()[0]}` takes no more arguments after "
+            f"{'it' if len(head.split()) == 2 else 'them'}.",
+        )
+    return None
+
+
+def _iff_applied(
+    d: Diagnostic, typ: str, head: str, argument: str, facts: list[tuple[str, str]]
+) -> Advice | None:
+    """`Nat.lt_iff_add_one_le h`: an ↔ is no function; `.mpr h` when `h` states its right side,
+    `.mp h` its left (sides matched as patterns, `?m` any term)."""
+    split = split_target(" ".join(typ.split()))
+    if split.shape is not Shape.IFF or not argument:
+        return None
+    stated = dict(facts).get(argument)
+    if not stated:
+        return None
+    for side, field in ((split.right, "mpr"), (split.left, "mp")):
+        regex = pattern_regex(side.strip())
+        if regex and regex.fullmatch(" ".join(stated.split())):
+            lemma = head if re.fullmatch(r"[\w'₀-₉.]+", head) else f"({head})"
+            return Advice(
+                d.line,
+                f"Do write `{lemma}.{field} {argument}` on line {d.line}: `{shorten(head, 24)}` is "
+                f"an ↔, not a function; `.{field}` is its direction from "
+                f"`{shorten(side.strip(), 20)}`, which `{argument}` states.",
+            )
     return None
 
 
@@ -158,4 +200,26 @@ def _taking_apart_a_function(d: Diagnostic, ctx: Context) -> Advice | None:
         f"Do apply `{name}` to {use} instead of taking it apart on line {d.line} (`have h1 := "
         f"{name} a`, or `{name} a` inside `rw`, `simp` or `exact`): `{shorten(typ, 30)}` is "
         f"{what}, with no parts to split.",
+    )
+
+
+def _gcongr(d: Diagnostic, ctx: Context) -> Advice:
+    """`gcongr did not make progress`: the two sides do not share a shape differing in one
+    place (`a + 1 ≤ 1 + b`); when the goal follows linearly, the tactic that proves it."""
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    facts = fixes.Scene(ctx.statement, ctx.text, d.line).facts()
+    domain = evidence.domain_of_text(goal or "", dict(statement_hypotheses(ctx.statement)))
+    closer = linear.closer(goal, facts, domain, ctx.mathlib) if goal else None
+    if closer:
+        return Advice(
+            d.line,
+            f"Do use `{closer}` on line {d.line} instead of `gcongr`: the two sides of "
+            f"`{shorten(goal or '', 24)}` are not the same expression with one part changed, "
+            f"which gcongr needs, and the goal follows by adding up your hypotheses.",
+        )
+    return Advice(
+        d.line,
+        f"Do rewrite the goal so both sides have the same shape before `gcongr` on line "
+        f"{d.line}: gcongr needs the two sides to be one expression differing in the parts to "
+        "compare (`a + c ≤ b + c`), in the same order.",
     )

@@ -14,6 +14,7 @@ from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
 from tutor.coach.rewriting import rewrites
 from tutor.coach.rules import other
 from tutor.coach.rules.base import Advice, Context, goal_here, one, scene_at
+from tutor.coach.rules.unknown_identifier import unfolding_a_variable
 from tutor.lean.messages import named_subject, normalise
 from tutor.lean.types import Diagnostic
 
@@ -36,6 +37,13 @@ NEEDS = {
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     opening = normalise(d.message)
     tactic = _tactic(opening, d.message, ctx.text.line(d.line))
+    # Lean/Elab/Tactic/Unfold.lean: "tactic 'unfold' failed, local variable 'f' has no
+    # definition" (a variable of the statement, not a `def`).
+    local = re.search(r"local variable [`'‘]?([^`'’\s]+)[`'’]? has no definition", d.message, re.I)
+    if local:
+        variable = unfolding_a_variable(ctx, local.group(1), d.line)
+        if variable:
+            return [variable]
     if tactic == "positivity":
         return _positivity(d, ctx, opening)
     if tactic == "split":
