@@ -1229,6 +1229,9 @@ def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
     facts = [t for n, t in s.facts() if t and n != "_"]
     if linear.omega_proves(p.expected, facts, domain) is False:
         return []
+    inner = _argument_by_omega(p, s)
+    if inner:
+        return [(s.line, inner)]
     return [
         (
             s.line,
@@ -1237,6 +1240,29 @@ def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
             f"proves the different fact `{shorten(p.has, 24)}`.",
         )
     ]
+
+
+def _argument_by_omega(p: Mismatch, s: Scene) -> str | None:
+    """The mismatched term is one argument of a larger term (`⟨n, hn⟩`, `hP 3 h2`): the rest
+    of the term is right, so only that argument is replaced, by `by omega` proving what the
+    position needs."""
+    source = s.text.line(s.line).split("--", 1)[0]
+    term = " ".join(p.term.split())
+    if not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    found = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
+    code = source.strip().lstrip("·").strip()
+    whole = re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code)
+    if len(found) != 1 or whole:
+        return None
+    at = found[0]
+    fixed = (source[: at.start()] + "(by omega)" + source[at.end() :]).strip().lstrip("·").strip()
+    fixed = re.sub(r"([⟨,]\s*)\(by omega\)(\s*⟩)", r"\1by omega\2", fixed)
+    return (
+        f"Do write `{shorten(fixed, 40)}` on line {s.line}: `{term}` proves "
+        f"`{shorten(p.has, 20)}`, which is not the `{shorten(p.expected, 20)}` this position "
+        "needs; `by omega` proves that from your hypotheses (linear arithmetic over ℕ or ℤ)."
+    )
 
 
 # ---------------------------------------------------------------------- goals by shape

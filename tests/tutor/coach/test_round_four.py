@@ -298,3 +298,46 @@ def test_gcongr_on_sides_of_different_shapes_gets_the_linear_closer() -> None:
     attempt = "theorem t (a b : ℝ) (h : a ≤ b) : a + 1 ≤ 1 + b := by\n  gcongr"
     text = said(advise(attempt, diag(2, 2, "gcongr did not make progress", K.OTHER), mathlib=True))
     assert "`linarith`" in text
+
+
+# ------------------------------------------------------------- set D's kinds, on new mistakes
+
+
+def test_a_wrong_argument_inside_a_term_is_replaced_by_omega_alone() -> None:
+    attempt = (
+        "theorem t (f : Nat → Nat) (hf : ∀ n, n ≥ 1 → f n = n) (h5 : 5 ≥ 1) : f 6 = 6 := by\n"
+        "  exact hf 6 h5"
+    )
+    message = app_mismatch("h5", "5 ≥ 1", "6 ≥ 1", "hf 6 h5")
+    text = said(advise(attempt, diag(2, 13, message, K.TYPE_MISMATCH)))
+    assert "`exact hf 6 (by omega)`" in text
+
+
+def test_a_position_whose_two_sides_agree_is_rfl() -> None:
+    attempt = "theorem t (xs : List Nat) (h : xs ≠ []) : ∃ ys, xs ++ [] = ys := by\n  exact ⟨xs, h⟩"
+    message = app_mismatch("h", "xs ≠ []", "xs ++ [] = xs ++ []", "Exists.intro xs h")
+    text = said(advise(attempt, diag(2, 13, message, K.TYPE_MISMATCH)))
+    assert "`exact ⟨xs, rfl⟩`" in text
+
+
+def test_a_conjunction_applied_to_an_argument_gets_its_parts() -> None:
+    attempt = "theorem t (y : Nat) (h : y < 4 ∧ y > 1) : y ≠ 0 := by\n  exact Nat.ne_of_gt (h y)"
+    message = (
+        "Function expected at\n  h\nbut this term has type\n  y < 4 ∧ y > 1\n\nNote: Expected a "
+        "function because this term is being applied to the argument\n  y"
+    )
+    text = said(advise(attempt, diag(2, 21, message, K.FUNCTION_EXPECTED)))
+    assert "`h.1`" in text and "`h.2`" in text and "not a function" in text
+
+
+def test_a_false_closed_equation_is_told_its_true_value() -> None:
+    attempt = "theorem t : 3 ^ 4 > 80 := by\n  have h : 3 ^ 4 = 80 + 2 := by decide\n  omega"
+    message = "Tactic `decide` proved that the proposition\n  3 ^ 4 = 80 + 2\nis false"
+    text = said(advise(attempt, diag(2, 33, message, K.DECIDE_FAILED)))
+    assert "`3 ^ 4` is 81" in text
+
+
+def test_a_step_after_the_proof_is_done_names_the_line_to_delete() -> None:
+    attempt = "theorem t (p : Prop) (hp : p) : p ∨ False := by\n  exact Or.inl hp\n  exact hp"
+    text = said(advise(attempt, diag(3, 2, "No goals to be solved", K.NO_GOALS)))
+    assert "Delete line 3" in text and "`exact Or.inl hp` on line 2" in text

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.advice import substitution_step
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -34,6 +36,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         witness = wrong_witness(ctx, line, prop)
         if witness:
             return [witness]
+        value = _true_value(prop)
+        if value:
+            return one(
+                line,
+                f"Do correct the claim on line {line}: `decide` evaluated `{shorten(prop, 24)}` "
+                f"and it is false, since {value}.",
+            )
         return one(
             line,
             f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "
@@ -103,3 +112,21 @@ def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
         "variables and is true, but its `Decidable` instance does not compute by unfolding; "
         "norm_num's extensions (primes, arithmetic) prove it directly.",
     )
+
+
+def _true_value(prop: str) -> str | None:
+    """`2 ^ 10 = 1000 + 42` is false because `2 ^ 10` is 1024: the value of the side that is
+    not a bare numeral (both sides evaluated on ℕ, as decide does for numerals)."""
+    split = split_target(prop)
+    if split.shape is not Shape.EQ or not re.fullmatch(r"[\d\s+*^%()=]+", prop):
+        return None
+    left = evidence.evaluate(split.left, evidence.NAT)
+    right = evidence.evaluate(split.right, evidence.NAT)
+    if left is None or right is None or left == right:
+        return None
+    sides = [(split.left.strip(), left), (split.right.strip(), right)]
+    computed = [(text, value) for text, value in sides if not re.fullmatch(r"\d+", text)]
+    if not computed:
+        return None
+    text, value = computed[0]
+    return f"`{shorten(text, 16)}` is {int(value)}, not {int(right if text == split.left.strip() else left)}"

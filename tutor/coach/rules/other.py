@@ -30,10 +30,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     lowered = " ".join(d.message.lower().replace("`", "'").split())
     first = shorten(d.message.splitlines()[0] if d.message else "", 60)
     if lowered.startswith("no goals"):
+        step = shorten(ctx.text.line(line).strip().lstrip("·").strip(), 24)
+        closer = ctx.text.last_code_line(line - 1)
+        closed_by = (
+            f" (`{shorten(ctx.text.line(closer).strip().lstrip('·').strip(), 20)}` on line "
+            f"{closer} already closed it)"
+            if closer is not None and ctx.text.indent(closer) == ctx.text.indent(line)
+            else ""
+        )
         return one(
             line,
-            f"Don't keep the tactic on line {line}: the goal was already closed before it, so "
-            "Lean has nothing left to prove. Delete this line.",
+            f"Don't keep the tactic on line {line} (`{step}`): the goal was already closed "
+            f"before it{closed_by}, so Lean has nothing left to prove. Delete line {line}.",
         )
     if (
         "'rfl' failed" in lowered
@@ -133,6 +141,17 @@ def _function_expected(d: Diagnostic, ctx: Context) -> Advice | None:
     direction = _iff_applied(d, match.group("type"), head, argument, facts)
     if direction:
         return direction
+    pair = split_target(" ".join(match.group("type").split()))
+    if pair.shape is Shape.AND and re.fullmatch(r"[\w'₀-₉]+", head):
+        # `h x` with `h : x > 0 ∧ x < 5`: an ∧ is a pair of proofs, not a function; its parts
+        # are `h.1` and `h.2`, and the one whose statement is needed replaces `h x`.
+        return Advice(
+            d.line,
+            f"Do use `{head}.1` (`{shorten(pair.left.strip(), 16)}`) or `{head}.2` "
+            f"(`{shorten(pair.right.strip(), 16)}`) on line {d.line} instead of applying "
+            f"`{head}` to `{shorten(argument, 10)}`: `{head}` is an ∧, a pair of proofs, not a "
+            "function.",
+        )
     if " " in head and argument and not head.startswith("("):
         # `h 2 3` with `h : ∀ x, f x > x`: `h 2` is already the whole fact, a proposition,
         # so the argument after it has nothing to go into.

@@ -56,6 +56,29 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
             f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
         )
+    if (
+        want_split.shape is Shape.EQ
+        and "?" not in want
+        and same(want_split.left, want_split.right)
+        and term != "rfl"
+    ):
+        # `some n = some n`: both sides are the same term, so `rfl` is the whole proof.
+        source = ctx.text.line(line).split("--", 1)[0]
+        spot = list(re.finditer(rf"(?<![\w.']){re.escape(parts.term.strip())}(?![\w'])", source))
+        fixed = (
+            (source[: spot[0].start()] + "rfl" + source[spot[0].end() :])
+            .strip()
+            .lstrip("·")
+            .strip()
+            if len(spot) == 1
+            else "rfl"
+        )
+        return one(
+            line,
+            f"Do write `{shorten(fixed, 40)}` on line {line}: this position needs "
+            f"`{shorten(want, 30)}`, whose two sides are the same, which `rfl` proves; `{term}` "
+            f"proves `{shorten(has, 24)}` instead.",
+        )
     if term == "rfl" and want_split.shape is Shape.EQ and _numeric(want):
         witness = _witness_for(d, ctx)
         if witness:
