@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, linear
+from tutor.coach import evidence, lemmas, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import (
@@ -293,6 +293,10 @@ def division_step(target: str, facts: list[tuple[str, str]]) -> str | None:
     )
 
 
+def _domain_name(goal: Goal) -> str:
+    return evidence.domain_of_text(goal.target, goal.variable_types())
+
+
 def _follows_linearly(goal: Goal, domain: str) -> bool | None:
     """Whether linarith (omega on ℕ and ℤ) proves the goal from its hypotheses as they are:
     tutor/coach/linear.py; None when some term is not read."""
@@ -392,6 +396,10 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     substituted = substitution_step(goal, mathlib)
     if substituted:
         return substituted
+    stated = lemmas.instances(goal.target, goal.named_facts(), mathlib)
+    if stated and _follows_linearly(goal, _domain_name(goal)) is not True:
+        # A lemma only where adding up the facts (omega, linarith) does not already do it.
+        return f"close it with `exact {stated[0]}`: that library lemma states exactly this goal"
     split = split_target(goal.target)
     shape = split.shape
     if shape is Shape.AND:

@@ -16,10 +16,11 @@ Fact = tuple[str, str]
 _ATOM = r"(?:[\w'₀-₉.]+|\((?:[^()]|\([^()]*\))*\))"
 
 
-def pattern_regex(pattern: str) -> re.Pattern[str] | None:
-    """`?n + 0` as a regex on printed terms: each `?x` a term, repeated ones the same term."""
+def pattern_regex(pattern: str, whole: bool = False) -> re.Pattern[str] | None:
+    """`?n + 0` as a regex on printed terms: each `?x` a term, repeated ones the same term.
+    `whole`: the pattern is a whole statement (a bare `?a` or name is then no problem)."""
     pattern = " ".join(pattern.split())
-    if not pattern or re.fullmatch(r"\??[\w'₀-₉.]+", pattern):
+    if not pattern or (not whole and re.fullmatch(r"\??[\w'₀-₉.]+", pattern)):
         # A bare metavariable matches everything; a bare name (`b` from `hb : b = 3`) is a
         # value the goal reaches by another rewrite first (`rw [h, hb]`): no evidence either.
         return None
@@ -35,6 +36,19 @@ def pattern_regex(pattern: str) -> re.Pattern[str] | None:
         elif token:
             out.append(r"\s*".join(re.escape(part) for part in token.split(" ")))
     return re.compile(r"(?<![\w.'])" + "".join(out) + r"(?![\w'])")
+
+
+def match_pattern(pattern: str, text: str) -> dict[str, str] | None:
+    """The terms `pattern`'s metavariables stand for when it matches the whole of `text`
+    (`?a ≤ |?a|` against `x ≤ |x|` gives `{"?a": "x"}`); None when it does not match."""
+    regex = pattern_regex(pattern, whole=True)
+    if regex is None:
+        return None
+    found = regex.fullmatch(" ".join(text.split()))
+    if found is None:
+        return None
+    names = list(dict.fromkeys(re.findall(r"\?[\w'₀-₉]+", pattern)))
+    return {name: found.group(f"m{index}") for index, name in enumerate(names)}
 
 
 def holding_pattern(pattern: str, facts: Sequence[Fact], target: str) -> list[str]:

@@ -341,3 +341,50 @@ def test_a_step_after_the_proof_is_done_names_the_line_to_delete() -> None:
     attempt = "theorem t (p : Prop) (hp : p) : p ∨ False := by\n  exact Or.inl hp\n  exact hp"
     text = said(advise(attempt, diag(3, 2, "No goals to be solved", K.NO_GOALS)))
     assert "Delete line 3" in text and "`exact Or.inl hp` on line 2" in text
+
+
+# ------------------------------------------------------------- lemmas by their statement
+
+
+def test_the_lemma_table_matches_statements_not_spellings() -> None:
+    from tutor.coach import lemmas
+
+    assert lemmas.instances("y ≤ |y|", [], True) == ["le_abs_self y"]
+    assert lemmas.instances("0 ≤ (u + v) ^ 2", [], True) == ["sq_nonneg (u + v)"]
+    assert lemmas.instances("2 ≤ q", [("hq", "Nat.Prime q")], True) == ["Nat.Prime.two_le hq"]
+    assert lemmas.instances("2 ≤ q", [], True) == []  # no fact for the premise: nothing named
+    assert lemmas.instances("y ≤ |y|", [], False) == []  # a Mathlib lemma in a core course
+    assert lemmas.rewrites_for("max c d = c", [("h", "d ≤ c")], True, "max_eq_right") == [
+        "max_eq_left h"
+    ]
+
+
+def test_an_open_goal_that_is_a_library_lemma_gets_it() -> None:
+    attempt = "theorem t (y : ℝ) : -|y| ≤ y := by\n  norm_num"
+    message = "unsolved goals\ny : ℝ\n⊢ -|y| ≤ y"
+    text = said(advise(attempt, diag(1, 33, message, K.UNSOLVED_GOALS, end=(2, 10)), mathlib=True))
+    assert "`exact neg_abs_le y`" in text
+
+
+def test_the_other_side_of_a_lemma_family_fits_the_needed_statement() -> None:
+    attempt = "theorem t (c d : ℕ) : d ∣ c * d := by\n  exact dvd_mul_right d c"
+    message = mismatch("dvd_mul_right d c", "d ∣ d * c", "d ∣ c * d")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact dvd_mul_left d c`" in text
+
+
+def test_a_rewrite_with_the_wrong_side_of_a_family_gets_the_other() -> None:
+    attempt = "theorem t (c d : ℝ) (h : d ≤ c) : max c d = c := by\n  rw [max_eq_right h]"
+    message = rewrite_failed("max d c", "max c d = c", "c d : ℝ\nh : d ≤ c")
+    text = said(advise(attempt, diag(2, 6, message, K.REWRITE_FAILED), mathlib=True))
+    assert "`rw [max_eq_left h]`" in text
+
+
+def test_linarith_on_a_fact_only_a_lemma_about_a_hypothesis_gives() -> None:
+    attempt = "theorem t (q : ℕ) (hq : Nat.Prime q) : 2 ≤ q := by\n  linarith"
+    message = (
+        "linarith failed to find a contradiction\nq : ℕ\nhq : Nat.Prime q\na✝ : q < 2\n⊢ False\n"
+        "failed"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "`exact Nat.Prime.two_le hq`" in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, hypotheses, linear
+from tutor.coach import evidence, fixes, hypotheses, lemmas, linear
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -57,6 +57,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                     f"goal contains `{shorten(hyp.right, 30)}`, not `{shorten(pattern, 30)}`.",
                 )
     if pattern and goals:
+        relative = _relative_rewrite(line, goals[0], ctx)
+        if relative:
+            return [relative]
         elsewhere = _meant_for_hypothesis(line, pattern, goals[0], ctx)
         if elsewhere:
             return [elsewhere]
@@ -85,6 +88,26 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
 
 
 _ONE_RULE = re.compile(r"\b(rw|rewrite|rwa)\s*\[([^\[\],]+)\](?!\s*at\b)")
+
+
+def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [min_eq_right h]` where its left side is not in the goal but `min_eq_left h`'s is:
+    the relative of the written lemma whose premise the same hypothesis proves
+    (tutor/coach/lemmas.py)."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    words = step.group(2).split() if step else []
+    if len(words) < 2 or not any(w == words[0] for w in (x.name for x in lemmas.LEMMAS)):
+        return None
+    facts = [(n, t) for n, t in goal.named_facts() if n in words[1:]]
+    found = lemmas.rewrites_for(goal.target, facts, ctx.mathlib, words[0])
+    if not found:
+        return None
+    return Advice(
+        line,
+        f"Do write `rw [{found[0]}]` on line {line}: with `{words[1]}` it is `{found[0].split()[0]}` "
+        f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
+        "the other one.",
+    )
 
 
 def _meant_for_hypothesis(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:

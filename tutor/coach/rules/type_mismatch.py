@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, families, fixes, linear
+from tutor.coach import evidence, families, fixes, lemmas, linear
 from tutor.coach.context import proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
@@ -107,6 +107,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             "one. Use `constructor` with one `·` block per half, or `exact ⟨_, _⟩` with both "
             "proofs.",
         )
+    relative = _lemma_relative(parts, d, ctx)
+    if relative:
+        return [relative]
     related = _relatives(parts, d, ctx)
     if related:
         return related
@@ -321,3 +324,30 @@ def _other_premise(
                 )
             ]
     return []
+
+
+def _lemma_relative(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`dvd_mul_right a b` where `a ∣ b * a` is needed: the student's lemma, or its relative
+    with the other side (`dvd_mul_left`), instantiated so that its statement is exactly what
+    the position needs (tutor/coach/lemmas.py matches statements, not names)."""
+    head = parts.term.split()[0] if parts.term.split() else ""
+    if not any(head == lemma.name for lemma in lemmas.available(ctx.mathlib)):
+        return None
+    facts = scene_at(d, ctx).facts()
+    found = lemmas.instances(strip_sort(parts.expected), facts, ctx.mathlib, family=head)
+    if not found or same(found[0], parts.term):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    written = " ".join(parts.term.split())
+    fixed = (
+        source.replace(written, found[0], 1).strip().lstrip("·").strip()
+        if written in source
+        else found[0]
+    )
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line} instead of `{shorten(written, 24)}`: "
+        "that "
+        f"states exactly `{shorten(strip_sort(parts.expected), 24)}`, while yours states "
+        f"`{shorten(strip_sort(parts.has), 24)}`.",
+    )
