@@ -436,6 +436,24 @@ def _applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
             out.append(f"{as_argument(term)} {as_argument(argument)}")
     if wanted == "False":
         out += _negated_conclusions(atoms, depth)
+    out += _subset_applications(wanted, atoms, depth)
+    return out
+
+
+def _subset_applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    """`h hx` for `h : s ⊆ t` and `hx : x ∈ s` when `x ∈ t` is wanted: a subset relation is
+    a function from membership in one set to membership in the other."""
+    member = re.fullmatch(r"(.+?) ∈ (.+)", wanted)
+    if member is None:
+        return []
+    out = []
+    for term, typ in atoms:
+        subset = re.fullmatch(r"(.+?) ⊆ (.+)", normal(typ))
+        if subset is None or normal(subset.group(2)) != normal(member.group(2)):
+            continue
+        premise = normal(f"{member.group(1)} ∈ {subset.group(1)}")
+        for argument in _derive(premise, atoms, depth - 1)[:1]:
+            out.append(f"{as_argument(term)} {as_argument(argument)}")
     return out
 
 

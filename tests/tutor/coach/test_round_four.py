@@ -388,3 +388,31 @@ def test_linarith_on_a_fact_only_a_lemma_about_a_hypothesis_gives() -> None:
     )
     text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
     assert "`exact Nat.Prime.two_le hq`" in text
+
+
+def test_a_set_builder_hypothesis_linarith_needs_is_unfolded_in_place() -> None:
+    attempt = "theorem t (z : ℝ) (hz : z ∈ {w : ℝ | w ≥ 5}) : z > 3 := by\n  linarith"
+    message = (
+        "linarith failed to find a contradiction\nz : ℝ\nhz : z ∈ {w | w ≥ 5}\na✝ : z ≤ 3\n"
+        "⊢ False\nfailed"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.LINARITH_FAILED), mathlib=True))
+    assert "`simp only [Set.mem_setOf_eq] at hz`" in text
+
+
+def test_a_membership_argument_is_carried_across_a_subset() -> None:
+    attempt = (
+        "theorem t (A B : Set ℕ) (hAB : A ⊆ B) (n : ℕ) (hn : n ∈ A) : ∃ m, m ∈ B := by\n"
+        "  exact ⟨n, hn⟩"
+    )
+    message = app_mismatch("hn", "n ∈ A", "n ∈ B", "Exists.intro n hn")
+    text = said(advise(attempt, diag(2, 12, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact ⟨n, hAB hn⟩`" in text
+
+
+def test_a_bare_other_hypothesis_is_never_put_in_an_argument_s_place() -> None:
+    # `⟨hq, hp⟩` for `p ∧ q`: the fix is the order, never `⟨hp, hp⟩`.
+    attempt = "theorem t (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  exact ⟨hq, hp⟩"
+    message = app_mismatch("hq", "q", "p", "And.intro hq")
+    text = said(advise(attempt, diag(2, 9, message, K.TYPE_MISMATCH)))
+    assert "⟨hp, hp⟩" not in text

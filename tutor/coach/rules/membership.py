@@ -37,4 +37,31 @@ def unfold_membership(d: Diagnostic, ctx: Context, goal: Goal | None, tactic: st
             f"[Set.mem_setOf_eq]` (or `show {shorten(prop, 30)}`){then}. `{tactic}` reads "
             f"`{shorten(text.strip(), 24)}` as an unknown and never looks inside the braces.",
         )
+    return _hypothesis_membership(d, ctx, goal, tactic)
+
+
+def _hypothesis_membership(
+    d: Diagnostic, ctx: Context, goal: Goal | None, tactic: str
+) -> Advice | None:
+    """A hypothesis `hx : x ∈ {y | y > 2}` the tactic needed: it sees only an unknown there,
+    so the property is unfolded in `hx` first (`simp only [Set.mem_setOf_eq] at hx`)."""
+    facts = facts_in_scope(ctx.statement, ctx.text, d.line)
+    if goal is not None:
+        facts = facts + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    target = traced_goal(ctx.statement, ctx.text, d.line)
+    for name, typ in dict.fromkeys(facts):
+        found = set_builder(typ or "")
+        if found is None or not found[1] or "✝" in name or target is None:
+            continue
+        unfolded = [(n, found[0] if n == name else t) for n, t in facts if "✝" not in n]
+        domain = evidence.domain_of_text(target + " " + found[0])
+        if linear.closer(target, unfolded, domain, ctx.mathlib) is None:
+            continue  # unfolding it is not shown to be what the goal needs
+        return Advice(
+            d.line,
+            f"Do unfold the membership in `{name}` before `{tactic}` on line {d.line}: write "
+            f"`simp only [Set.mem_setOf_eq] at {name}` (then `{name} : "
+            f"{shorten(found[0], 20)}`). `{tactic}` reads `{shorten(typ, 24)}` as an unknown and "
+            "never looks inside the set-builder braces.",
+        )
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, families, fixes, lemmas, linear
-from tutor.coach.context import proofs_of, same, traced_goal
+from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
     Split,
@@ -116,6 +116,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     found = fixes.type_mismatch(d.message, scene_at(d, ctx))
     if found:
         return [Advice(at, text) for at, text in found]
+    built = _built_argument(parts, d, ctx)
+    if built:
+        return [built]
     whole = _whole_step_by_arithmetic(d, ctx)
     if whole:
         return [whole]
@@ -350,4 +353,39 @@ def _lemma_relative(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         "that "
         f"states exactly `{shorten(strip_sort(parts.expected), 24)}`, while yours states "
         f"`{shorten(strip_sort(parts.has), 24)}`.",
+    )
+
+
+def _built_argument(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """An argument of a larger term that proves the wrong fact (`⟨x, hx, rfl⟩` where `x ∈ t`
+    is needed) while the facts in scope build the needed one (`h hx` from `h : s ⊆ t`): the
+    argument is replaced by that term, the rest of the step kept."""
+    wanted = strip_sort(parts.expected)
+    term = " ".join(parts.term.split())
+    if "?" in wanted or not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    spots = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
+    code = source.strip().lstrip("·").strip()
+    if len(spots) != 1 or re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code):
+        return None
+    # The message gives the term's own type: a name bound by a pattern is a fact here too.
+    facts = [*facts_in_scope(ctx.statement, ctx.text, d.line), (term, strip_sort(parts.has))]
+    proofs = [
+        p
+        for p in proofs_of(wanted, facts)
+        if " " in p and not p.startswith(("Classical", "fun ")) and len(p) <= 40
+    ]
+    if not proofs:
+        return None  # a bare hypothesis in its place is a swap or a choice: other rules say
+    proof = proofs[0]
+    spot = spots[0]
+    argument = proof if re.fullmatch(r"[\w'₀-₉.]+", proof) else f"({proof})"
+    fixed = (source[: spot.start()] + argument + source[spot.end() :]).strip().lstrip("·").strip()
+    fixed = re.sub(r"([⟨,]\s*)\(([^()]*)\)(\s*[,⟩])", r"\1\2\3", fixed)
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line}: this position needs "
+        f"`{shorten(wanted, 24)}`, which `{proof}` proves from your facts; `{term}` proves "
+        f"`{shorten(strip_sort(parts.has), 20)}`.",
     )
