@@ -407,6 +407,9 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     if shape is Shape.IFF:
         return "split it with `constructor`, then prove each direction starting with `intro h`"
     if shape is Shape.IMPLIES:
+        built = _assumed_and_built(goal, split.left, split.right)
+        if built:
+            return built
         return f"assume the premise with `intro h`, then prove `{shorten(split.right, 40)}`"
     if shape is Shape.FORALL:
         names = " ".join(binder_names(goal.target)) or "x"
@@ -450,6 +453,25 @@ def _is_proposition_variable(goal: Goal) -> bool:
     target = goal.target.strip()
     return bool(re.fullmatch(r"[\w'₀-₉]+", target)) and any(
         target in hyp.names and hyp.type.strip() == "Prop" for hyp in goal.hypotheses
+    )
+
+
+def _assumed_and_built(goal: Goal, premise: str, conclusion: str) -> str | None:
+    """`p → p ∧ p`: with the premise assumed as `h`, the facts build the conclusion
+    (`⟨h, h⟩`), so the whole step is `exact fun h => ⟨h, h⟩`."""
+    taken = {n for h in goal.hypotheses for n in h.names}
+    name = next(n for n in ("h", "h1", "hp0", "hyp") if n not in taken)
+    facts = [(n, h.type) for h in goal.hypotheses for n in h.names if "✝" not in n]
+    proofs = [
+        p
+        for p in proofs_of(conclusion, [*facts, (name, premise.strip())])
+        if re.search(rf"(?<![\w.']){name}(?![\w'])", p) and not p.startswith("Classical")
+    ]
+    if not proofs:
+        return None
+    return (
+        f"close it with `exact fun {name} => {proofs[0]}` (or `intro {name}` then "
+        f"`exact {proofs[0]}`): with the premise assumed, your facts build the conclusion"
     )
 
 

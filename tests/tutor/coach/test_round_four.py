@@ -416,3 +416,63 @@ def test_a_bare_other_hypothesis_is_never_put_in_an_argument_s_place() -> None:
     message = app_mismatch("hq", "q", "p", "And.intro hq")
     text = said(advise(attempt, diag(2, 9, message, K.TYPE_MISMATCH)))
     assert "⟨hp, hp⟩" not in text
+
+
+# ------------------------------------------------------------- premises, Bool, ∀ bodies, order
+
+
+def test_a_term_one_premise_short_extends_the_intro_before_it() -> None:
+    attempt = "theorem t (a b c : Prop) : a → b → c → a := by\n  intro ha hb\n  exact ha"
+    message = mismatch("ha", "a", "c → a")
+    text = said(advise(attempt, diag(3, 8, message, K.TYPE_MISMATCH)))
+    assert "`intro ha hb hc` on line 2" in text
+
+
+def test_a_bool_test_against_a_prop_fact_gets_simp_with_it() -> None:
+    attempt = "theorem t (k : Nat) (hk : k + 1 = 4) : (k + 1 == 4) = true := by\n  exact hk"
+    message = mismatch("hk", "k + 1 = 4", "(k + 1 == 4) = true")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH)))
+    assert "`simp [hk]`" in text and "Bool" in text and "omega" not in text
+
+
+def test_a_forall_with_another_body_is_introduced_and_instantiated() -> None:
+    attempt = "theorem t (g : Nat → Nat) (hg : ∀ k, g k ≥ 2) : ∀ k, g k > 1 := by\n  exact hg"
+    message = mismatch("hg", "∀ (k : Nat), g k ≥ 2", "∀ (k : Nat), g k > 1")
+    text = said(advise(attempt, diag(2, 8, message, K.TYPE_MISMATCH)))
+    assert "`intro k`" in text and "`have := hg k`" in text and "`omega`" in text
+
+
+def test_injectivity_facts_applied_in_the_composition_s_wrong_order() -> None:
+    attempt = (
+        "theorem t (u v : ℕ → ℕ) (hu : Function.Injective u) (hv : Function.Injective v) :\n"
+        "    Function.Injective (v ∘ u) := by\n"
+        "  intro x y hxy\n  apply hv\n  apply hu\n  exact hxy"
+    )
+    message = mismatch("hxy", "(v ∘ u) x = (v ∘ u) y", "u (v x) = u (v y)")
+    text = said(advise(attempt, diag(6, 8, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact hu (hv hxy)`" in text
+
+
+def test_an_open_implication_the_facts_build_once_assumed() -> None:
+    attempt = "theorem t (a b : Prop) (hb : b) : (a ↔ a ∧ b) := by\n  constructor\n  · intro h\n    exact h.1"
+    message = "unsolved goals\ncase mpr\na b : Prop\nhb : b\n⊢ a → a ∧ b"
+    text = said(advise(attempt, diag(1, 48, message, K.UNSOLVED_GOALS, end=(4, 13))))
+    assert "`exact fun h => ⟨h, hb⟩`" in text
+
+
+def test_decide_with_a_bounded_free_variable_gets_revert() -> None:
+    attempt = "theorem t (m : Nat) (hm : m ≤ 4) : m * m ≤ 16 := by\n  decide"
+    message = (
+        "Expected type must not contain free variables\n  m * m ≤ 16\n\nHint: Use the `+revert` "
+        "option to automatically clean up and revert free variables"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.DECIDE_FAILED)))
+    assert "`decide +revert`" in text and "free variable `m`" in text
+
+
+def test_decide_with_an_unbounded_free_variable_names_it_and_no_fix() -> None:
+    attempt = "theorem t (m : Nat) (h : m > 0) : m * m > 0 := by\n  decide"
+    message = "Expected type must not contain free variables\n  m * m > 0\n"
+    text = said(advise(attempt, diag(2, 2, message, K.DECIDE_FAILED)))
+    assert "free variable `m`" in text
+    assert "+revert" not in text  # `m > 0` bounds nothing above: infinitely many values

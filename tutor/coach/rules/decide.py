@@ -68,11 +68,60 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{step}` on line {line} instead of `decide`: `decide` only evaluates "
             f"closed statements, without variables, and {why}.",
         )
+    free = _free_variables(goal, scene) if goal else []
+    if free:
+        bounded = _bounded(free, scene)
+        if bounded:
+            return one(
+                line,
+                f"Do write `decide +revert` on line {line}"
+                f"{' (the hint in Lean message)' if '+revert' in d.message else ''}: the goal "
+                "depends on the "
+                f"free variable{'s' if len(free) > 1 else ''} {', '.join(f'`{v}`' for v in free)}, "
+                f"and `+revert` first moves {bounded} back into the goal, a claim about finitely "
+                "many values that decide can check.",
+            )
+        return one(
+            line,
+            f"Don't use `decide` on line {line}: the goal depends on the free variable "
+            f"`{free[0]}`, and decide only evaluates claims without variables. Prove it for an "
+            f"arbitrary `{free[0]}` instead (`induction`, `cases` or arithmetic).",
+        )
     return one(
         line,
         f"Don't use `decide` on line {line}: it only evaluates statements without variables. "
         "Prove this one step by step for an arbitrary value instead.",
     )
+
+
+def _free_variables(goal: Goal, scene: fixes.Scene) -> list[str]:
+    """The statement's value variables that occur in the goal (`n` in `n * n < 9`)."""
+    kinds = scene.variable_types()
+    return [
+        name
+        for name, typ in kinds.items()
+        if typ.strip() in ("Nat", "ℕ", "Int", "ℤ", "Bool")
+        and re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", goal.target)
+    ]
+
+
+def _bounded(free: list[str], scene: fixes.Scene) -> str | None:
+    """`` `n` and `h` `` when every free variable has a numeral upper bound among the facts
+    (`h : n < 3`): then `∀ n, n < 3 → …` is decidable by checking each value."""
+    names = []
+    for variable in free:
+        bound = next(
+            (
+                n
+                for n, t in scene.facts()
+                if t and re.fullmatch(rf"\s*{re.escape(variable)}\s*[<≤]\s*\d+\s*", t)
+            ),
+            None,
+        )
+        if bound is None:
+            return None
+        names.append(f"`{variable}` and `{bound}`")
+    return ", ".join(names)
 
 
 _PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)

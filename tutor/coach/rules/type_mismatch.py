@@ -56,6 +56,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
             f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
         )
+    for special in (
+        _one_intro_short(parts, d, ctx),
+        _bool_equality(parts, d),
+        _forall_body(parts, d, ctx),
+        _composition_order(parts, d, ctx),
+    ):
+        if special:
+            return [special]
     if (
         want_split.shape is Shape.EQ
         and "?" not in want
@@ -388,4 +396,118 @@ def _built_argument(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         f"Do write `{shorten(fixed, 40)}` on line {d.line}: this position needs "
         f"`{shorten(wanted, 24)}`, which `{proof}` proves from your facts; `{term}` proves "
         f"`{shorten(strip_sort(parts.has), 20)}`.",
+    )
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, index = base, 1
+    while name in taken:
+        index += 1
+        name = f"{base}{index}"
+    return name
+
+
+def _one_intro_short(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`intro hp` then `exact hp` on `p → q → p`: the term proves the conclusion once one more
+    premise is introduced, so the earlier `intro` takes one more name (`intro hp hq`)."""
+    want = split_target(strip_sort(parts.expected))
+    if want.shape is not Shape.IMPLIES or not same(want.right, strip_sort(parts.has)):
+        return None
+    previous = ctx.text.last_code_line(d.line - 1)
+    if previous is None or ctx.text.indent(previous) != ctx.text.indent(d.line):
+        return None
+    words = ctx.text.line(previous).split("--", 1)[0].strip().lstrip("·").split()
+    if not words or words[0] not in ("intro", "intros"):
+        return None
+    premise = want.left.strip()
+    taken = {n for n, _ in facts_in_scope(ctx.statement, ctx.text, d.line)} | set(words)
+    base = f"h{premise}" if re.fullmatch(r"[A-Za-z][\w']*", premise) else "h"
+    name = _fresh(base, taken)
+    return Advice(
+        previous,
+        f"Do write `{' '.join(words + [name])}` on line {previous}: the goal has one more "
+        f"premise, `{shorten(premise, 16)}`, to introduce before `{shorten(parts.term, 12)}` "
+        f"proves what is left (`{shorten(strip_sort(parts.has), 16)}`).",
+    )
+
+
+_BEQ = re.compile(r"^\((?P<a>.+?) == (?P<b>.+)\) = true$")
+
+
+def _bool_equality(parts: Mismatch, d: Diagnostic) -> Advice | None:
+    """`(a == b) = true` needed, `a = b` given: `==` is the Bool test, `=` the proposition;
+    `simp [h]` turns the first into the second (`beq_iff_eq`) and closes it with `h`."""
+    want = _BEQ.match(" ".join(strip_sort(parts.expected).split()))
+    if want is None:
+        return None
+    prop = f"{want.group('a')} = {want.group('b')}"
+    if not same(prop, strip_sort(parts.has)):
+        return None
+    term = shorten(parts.term, 12)
+    return Advice(
+        d.line,
+        f"Do write `simp [{term}]` on line {d.line}: `==` is Bool equality, a test that returns "
+        f"`true` or `false`, while `{term}` is the Prop `{shorten(prop, 20)}`; simp turns "
+        "`(a == b) = true` into `a = b` (`beq_iff_eq`) and then uses it.",
+    )
+
+
+def _forall_body(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact h` with `h : ∀ n, f n > 0` for `∀ n, f n ≠ 0`: the bodies differ, so introduce
+    the variable and prove the body from `h n` (omega does when it is linear, checked)."""
+    has = re.match(r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?,\s*(.+)$", strip_sort(parts.has))
+    want = re.match(
+        r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?,\s*(.+)$", strip_sort(parts.expected)
+    )
+    term = parts.term.strip()
+    if has is None or want is None or not re.fullmatch(r"[\w'₀-₉]+", term):
+        return None
+    name = want.group(1)
+    body = re.sub(rf"(?<![\w.']){re.escape(has.group(1))}(?![\w'])", name, has.group(2))
+    if same(body, want.group(2)):
+        return None
+    domain = evidence.domain_of_text(strip_sort(parts.expected))
+    domain = evidence.INT if domain == evidence.INT else evidence.NAT
+    if linear.omega_proves(want.group(2), [body], domain) is not True:
+        return Advice(
+            d.line,
+            f"Do start with `intro {name}` before line {d.line}, then prove "
+            f"`{shorten(want.group(2), 20)}` from `{term} {name}`: `{term}` states "
+            f"`{shorten(body, 20)}` for each `{name}`, not the goal's body.",
+        )
+    return Advice(
+        d.line,
+        f"Do write `intro {name}` and then `have := {term} {name}` and `omega` instead of line "
+        f"{d.line}: `{term} {name}` gives `{shorten(body, 20)}`, from which omega proves "
+        f"`{shorten(want.group(2), 20)}`; `{term}` itself states a different body.",
+    )
+
+
+_COMPOSED = re.compile(r"\((?P<outer>[\w'₀-₉]+) ∘ (?P<inner>[\w'₀-₉]+)\) (?P<x>[\w'₀-₉]+)")
+
+
+def _composition_order(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`h : (g ∘ f) a = (g ∘ f) b` where `f (g a) = f (g b)` is needed: `g ∘ f` applies `f`
+    first, so the injectivity facts were applied in the wrong order; `hf (hg h)` peels `g`
+    off first, then `f`."""
+    found = _COMPOSED.search(strip_sort(parts.has))
+    if found is None:
+        return None
+    outer, inner, x = found.group("outer"), found.group("inner"), found.group("x")
+    if f"{inner} ({outer} {x})" not in strip_sort(parts.expected):
+        return None
+    facts = dict(
+        (t.replace("Function.Injective", "").strip(), n)
+        for n, t in facts_in_scope(ctx.statement, ctx.text, d.line)
+        if t.startswith("Function.Injective")
+    )
+    if outer not in facts or inner not in facts:
+        return None
+    term = f"{facts[inner]} ({facts[outer]} {parts.term.strip()})"
+    return Advice(
+        d.line,
+        f"Do write `exact {term}` on line {d.line}, the injectivity facts in the other order: "
+        f"`({outer} ∘ {inner}) {x}` is `{outer} ({inner} {x})`, so `{facts[outer]}` removes "
+        f"`{outer}` first and `{facts[inner]}` then removes `{inner}`; in the order written the "
+        f"goal became `{inner} ({outer} {x}) = …`.",
     )
