@@ -360,10 +360,11 @@ def test_the_lemma_table_matches_statements_not_spellings() -> None:
 
 
 def test_an_open_goal_that_is_a_library_lemma_gets_it() -> None:
-    attempt = "theorem t (y : ℝ) : -|y| ≤ y := by\n  norm_num"
-    message = "unsolved goals\ny : ℝ\n⊢ -|y| ≤ y"
+    attempt = "theorem t (c d : ℕ) : c ∣ c * d := by\n  norm_num"
+    message = "unsolved goals\nc d : ℕ\n⊢ c ∣ c * d"
     text = said(advise(attempt, diag(1, 33, message, K.UNSOLVED_GOALS, end=(2, 10)), mathlib=True))
-    assert "`exact neg_abs_le y`" in text
+    assert "`exact dvd_mul_right c d`" in text
+    assert "nlinarith" not in text  # divisibility is no inequality: no square helps
 
 
 def test_the_other_side_of_a_lemma_family_fits_the_needed_statement() -> None:
