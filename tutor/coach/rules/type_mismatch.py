@@ -504,9 +504,19 @@ def _composition_order(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice |
     if outer not in facts or inner not in facts:
         return None
     term = f"{facts[inner]} ({facts[outer]} {parts.term.strip()})"
+    applies = [
+        n
+        for n in range(1, d.line)
+        if re.fullmatch(
+            rf"\s*(?:·\s*)?apply\s+({re.escape(facts[outer])}|{re.escape(facts[inner])})\s*",
+            ctx.text.line(n),
+        )
+    ]
+    at = applies[0] if applies else d.line
+    where = f"lines {at}-{d.line}" if at != d.line else f"line {d.line}"
     return Advice(
-        d.line,
-        f"Do write `exact {term}` on line {d.line}, the injectivity facts in the other order: "
+        at,
+        f"Do replace {where} with `exact {term}`, the injectivity facts in the other order: "
         f"`({outer} ∘ {inner}) {x}` is `{outer} ({inner} {x})`, so `{facts[outer]}` removes "
         f"`{outer}` first and `{facts[inner]}` then removes `{inner}`; in the order written the "
         f"goal became `{inner} ({outer} {x}) = …`.",
