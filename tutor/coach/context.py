@@ -146,6 +146,17 @@ def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
         return goal
     if _destructure(code, facts) or _have(code, facts):
         return goal
+    contra = re.match(r"^by_contra\s+([\w'₀-₉]+)$", code)
+    if contra and goal is not None:
+        # Mathlib's `by_contra h`: `h : ¬goal` (`h : q` when the goal is `¬q`), goal `False`.
+        split = split_target(goal)
+        negated = split.right.strip() if split.shape is Shape.NOT else f"¬({goal})"
+        if re.fullmatch(r"¬\(([\w'₀-₉.]+)\)", negated):
+            negated = f"¬{negated[2:-1]}"
+        facts.append((contra.group(1), negated))
+        return "False"
+    if code == "exfalso" and goal is not None:
+        return "False"
     special = re.match(r"^specialize\s+([\w'₀-₉]+)\s+(.+)$", code)
     if special:
         # `specialize h 2` replaces `h : ∀ n, P n` by `h : P 2` (Lean/Elab/Tactic/Specialize);

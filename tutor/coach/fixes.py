@@ -1161,6 +1161,12 @@ def swapped_arguments(source: str, term: str, other: str) -> str | None:
         len(re.findall(word.format(re.escape(n)), source)) == 1 for n in (term, other)
     ):
         return None
+    for name in (term, other):
+        # A name applied to arguments (`hq (h hp)`) is a function there, not an argument:
+        # swapping it into an argument's place would apply the other fact instead.
+        head = rf"(?:^|exact\s|apply\s|refine\s|:=\s*|[(⟨,]\s*){re.escape(name)}\s+[\w(⟨]"
+        if re.search(head, source.strip().lstrip("·").strip()):
+            return None
     marker = "\u0000"
     out = re.sub(word.format(re.escape(term)), marker, source)
     out = re.sub(word.format(re.escape(other)), term, out)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutor.coach.goals import Shape, split_target
 from tutor.coach.hypotheses import match_pattern
 
 
@@ -47,13 +48,22 @@ LEMMAS = (
     Lemma("mul_two", ("?a",), (), "?a * 2 = ?a + ?a"),
     Lemma("Nat.Prime.two_le", (), ("Nat.Prime ?p",), "2 ≤ ?p"),
     Lemma("Nat.le_mul_self", ("?n",), (), "?n ≤ ?n * ?n"),
+    Lemma("mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b"),
+    Lemma("mul_nonneg", (), ("0 ≤ ?a", "0 ≤ ?b"), "0 ≤ ?a * ?b"),
+    Lemma("Real.sq_sqrt", (), ("0 ≤ ?a",), "√?a ^ 2 = ?a"),
+    Lemma("Real.sqrt_sq", (), ("0 ≤ ?a",), "√(?a ^ 2) = ?a"),
+    Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
     Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),
     Lemma("Nat.dvd_mul_right", ("?a", "?b"), (), "?a ∣ ?a * ?b", mathlib=False),
     Lemma("Nat.dvd_mul_left", ("?a", "?b"), (), "?a ∣ ?b * ?a", mathlib=False),
 )
 
-_NAT_TWINS = {"Nat.dvd_mul_right": "dvd_mul_right", "Nat.dvd_mul_left": "dvd_mul_left"}
+_NAT_TWINS = {
+    "Nat.dvd_mul_right": "dvd_mul_right",
+    "Nat.dvd_mul_left": "dvd_mul_left",
+    "Nat.mul_pos": "mul_pos",
+}
 
 
 def available(mathlib: bool) -> list[Lemma]:
@@ -70,7 +80,17 @@ def _argument(term: str) -> str:
 
 
 def _same(a: str, b: str) -> bool:
-    return " ".join(a.split()) == " ".join(b.split())
+    return oriented(a) == oriented(b)
+
+
+def oriented(prop: str) -> str:
+    """`a > b` as `b < a`, `a ≥ b` as `b ≤ a` (the same proposition in Lean: `>` is notation
+    for the flipped `<`), so statements are matched whichever way they are written."""
+    text = " ".join(prop.split())
+    split = split_target(text)
+    if split.shape in (Shape.LT, Shape.LE) and split.op in (">", "≥"):
+        return f"{split.right.strip()} {'<' if split.op == '>' else '≤'} {split.left.strip()}"
+    return text
 
 
 def instances(
@@ -83,7 +103,7 @@ def instances(
     for lemma in available(mathlib):
         if family is not None and _stem(lemma.name) != _stem(family):
             continue
-        bound = match_pattern(lemma.conclusion, target)
+        bound = match_pattern(lemma.conclusion, oriented(target))
         if bound is None or any(a not in bound for a in lemma.args):
             continue
         proofs = []
@@ -111,7 +131,7 @@ def rewrites_for(
         for name, typ in facts:
             if "✝" in name or not typ:
                 continue
-            bound = match_pattern(lemma.premises[0], typ)
+            bound = match_pattern(lemma.premises[0], oriented(typ))
             if bound is None or len(lemma.premises) != 1:
                 continue
             left = _substitute(lemma.conclusion.split(" = ")[0], bound)

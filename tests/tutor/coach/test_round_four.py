@@ -477,3 +477,40 @@ def test_decide_with_an_unbounded_free_variable_names_it_and_no_fix() -> None:
     text = said(advise(attempt, diag(2, 2, message, K.DECIDE_FAILED)))
     assert "free variable `m`" in text
     assert "+revert" not in text  # `m > 0` bounds nothing above: infinitely many values
+
+
+def test_every_lemma_the_table_can_name_is_in_the_course_s_library_index() -> None:
+    from tutor.coach import lemmas
+    from tutor.coach.names import CORE_LEMMAS
+
+    for lemma in lemmas.LEMMAS:
+        assert evidence.in_library(lemma.name, lemma.mathlib), lemma.name
+        if not lemma.mathlib:
+            assert lemma.name in CORE_LEMMAS, lemma.name
+
+
+def test_a_positive_product_on_nat_in_core_gets_the_core_lemma() -> None:
+    attempt = "theorem t (a b : Nat) (ha : 0 < a) (hb : b > 0) : 0 < a * b := by\n  omega"
+    message = (
+        "omega could not prove the goal:\na possible counterexample may satisfy the "
+        "constraints\n  c ≤ 0\n  b ≥ 1\n  a ≥ 1\nwhere\n a := a\n b := b\n c := a * b"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.OMEGA_FAILED)))
+    assert "`exact Nat.mul_pos ha hb`" in text  # `b > 0` is `0 < b`, read either way
+
+
+def test_ring_on_a_square_root_gets_the_lemma_with_its_nonnegativity_fact() -> None:
+    attempt = "theorem t (x : ℝ) (hx : 0 ≤ x) : Real.sqrt x ^ 2 = x := by\n  ring"
+    message = "ring failed, ring expressions not equal\nx : ℝ\nhx : 0 ≤ x\n⊢ √x ^ 2 = x"
+    text = said(advise(attempt, diag(2, 2, message, K.TACTIC_FAILED), mathlib=True))
+    assert "`exact Real.sq_sqrt hx`" in text
+
+
+def test_by_contra_names_its_hypothesis_and_the_whole_step_is_built() -> None:
+    attempt = (
+        "theorem t (p q : Prop) (h : ¬q → ¬p) (hp : p) : q := by\n  by_contra hq\n  exact hq (h hp)"
+    )
+    message = app_mismatch("hp", "p", "¬q", "h hp")
+    text = said(advise(attempt, diag(3, 14, message, K.TYPE_MISMATCH), mathlib=True))
+    assert "`exact h hq hp`" in text
+    assert "hp (h hq)" not in text  # never swap a function into an argument's place

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import evidence, fixes, lemmas, linear
 from tutor.coach.context import proofs_of
 from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
 from tutor.coach.rewriting import rewrites
@@ -68,6 +68,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             return [found]
     proofs = proofs_of(goal.target, facts) if goal else []
     shown = f" `{shorten(goal.target, 30)}`" if goal else ""
+    stated = lemmas.instances(goal.target, facts, ctx.mathlib) if goal else []
+    if stated and not proofs:
+        return one(
+            d.line,
+            f"Do write `exact {stated[0]}` on line {d.line} instead of `{tactic}`: it {needs}, "
+            f"and that library lemma states exactly the goal{shown}.",
+        )
     if proofs and tactic in ("assumption", "contradiction", "exact?"):
         return one(
             d.line,

@@ -127,7 +127,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     built = _built_argument(parts, d, ctx)
     if built:
         return [built]
-    whole = _whole_step_by_arithmetic(d, ctx)
+    whole = _whole_step_by_arithmetic(d, ctx) or _whole_step_from_facts(parts, d, ctx)
     if whole:
         return [whole]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
@@ -520,4 +520,26 @@ def _composition_order(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice |
         f"`({outer} ∘ {inner}) {x}` is `{outer} ({inner} {x})`, so `{facts[outer]}` removes "
         f"`{outer}` first and `{facts[inner]}` then removes `{inner}`; in the order written the "
         f"goal became `{inner} ({outer} {x}) = …`.",
+    )
+
+
+def _whole_step_from_facts(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact hq (h hp)` after `by_contra hq` where the facts build the goal another way
+    (`h hq hp` from `h : ¬q → ¬p`): the whole `exact` is replaced by the term that is
+    checked, by the facts' types, to prove the goal at this line."""
+    source = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not source.startswith("exact "):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is None:
+        return None
+    facts = facts_in_scope(ctx.statement, ctx.text, d.line)
+    proofs = [p for p in proofs_of(goal, facts) if not p.startswith(("Classical", "fun "))]
+    if not proofs or same(f"exact {proofs[0]}", source):
+        return None
+    return Advice(
+        d.line,
+        f"Do write `exact {shorten(proofs[0], 30)}` on line {d.line}: `{shorten(parts.term, 16)}` "
+        f"proves `{shorten(strip_sort(parts.has), 16)}` where `{shorten(strip_sort(parts.expected), 16)}` "
+        f"is needed, and this term builds the goal `{shorten(goal, 16)}` from your facts.",
     )
