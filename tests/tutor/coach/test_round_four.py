@@ -514,3 +514,37 @@ def test_by_contra_names_its_hypothesis_and_the_whole_step_is_built() -> None:
     text = said(advise(attempt, diag(3, 14, message, K.TYPE_MISMATCH), mathlib=True))
     assert "`exact h hq hp`" in text
     assert "hp (h hq)" not in text  # never swap a function into an argument's place
+
+
+def test_rfl_on_a_bool_identity_in_a_variable_gets_cases() -> None:
+    attempt = "theorem t (c : Bool) : (false || c) = c := by\n  rfl"
+    message = (
+        "The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation "
+        "(neither `=` nor a relation with a @[refl] lemma).\n- The arguments of the relation are "
+        "not equal.\nTry using the reflexivity lemma for your relation explicitly, e.g. `exact "
+        "Eq.refl _` or\n`exact HEq.rfl` etc.\n\nc : Bool\n⊢ (false || c) = c"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.RFL_FAILED)))
+    assert "`cases c <;> rfl`" in text
+
+
+def test_rfl_on_a_false_bool_equation_names_no_case_split() -> None:
+    attempt = "theorem t (c : Bool) : (c && false) = c := by\n  rfl"
+    message = (
+        "The rfl tactic failed. Possible reasons:\n- The goal is not a reflexive relation "
+        "(neither `=` nor a relation with a @[refl] lemma).\n- The arguments of the relation are "
+        "not equal.\nTry using the reflexivity lemma for your relation explicitly, e.g. `exact "
+        "Eq.refl _` or\n`exact HEq.rfl` etc.\n\nc : Bool\n⊢ (c && false) = c"
+    )
+    text = said(advise(attempt, diag(2, 2, message, K.RFL_FAILED)))
+    assert "cases c" not in text and "`c = true`" in text  # false there: nothing proves it
+
+
+def test_missing_match_cases_are_added_in_the_student_s_notation() -> None:
+    attempt = "def g : List Nat → List Nat → Nat\n  | [], [] => 0\n  | x :: _, y :: _ => x + y"
+    # The shape of lean4's own test output (two columns, one uncovered row each).
+    message = "Missing cases:\n(List.cons _ _), []\n[], (List.cons _ _)"
+    feedback = advise(attempt, diag(1, 4, message, K.CASES_ERROR))
+    text = said(feedback)
+    assert "`| x :: xs, [] => ...`" in text and "`| [], x :: xs => ...`" in text
+    assert feedback.suggestions[0].line == 3
