@@ -280,16 +280,15 @@ def division_step(target: str, facts: list[tuple[str, str]]) -> str | None:
     if missing:
         d = strip_parens(missing[0])
         return (
-            f"add the hypothesis `h : {d} ≠ 0` to the statement first: Lean defines division by "
-            "0 as 0, so the equation is false when it is 0, and neither `ring` nor `field_simp` "
-            "can clear that denominator without it"
+            f"state `h : {d} ≠ 0` first: Lean's division by 0 gives 0, so the equation fails "
+            "there, and no tactic clears that denominator without it"
         )
     names = ", ".join(
         f"`{n}`" for n in dict.fromkeys(nonzero[strip_parens(d)] for d in denominators)
     )
     return (
-        f"clear the denominators with `field_simp` (it uses {names} to know they are not 0), "
-        "then close what is left with `ring`: `ring` alone never cancels a division by a variable"
+        f"use `field_simp` (it needs {names}: the denominator is not 0), then `ring`; `ring` "
+        "alone never cancels a division by a variable"
     )
 
 

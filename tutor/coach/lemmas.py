@@ -51,6 +51,8 @@ LEMMAS = (
     Lemma("mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b"),
     Lemma("mul_nonneg", (), ("0 ≤ ?a", "0 ≤ ?b"), "0 ≤ ?a * ?b"),
     Lemma("Real.sq_sqrt", (), ("0 ≤ ?a",), "√?a ^ 2 = ?a"),
+    Lemma("Real.sqrt_nonneg", ("?a",), (), "0 ≤ √?a"),
+    Lemma("Real.exp_pos", ("?a",), (), "0 < Real.exp ?a"),
     Lemma("Real.sqrt_sq", (), ("0 ≤ ?a",), "√(?a ^ 2) = ?a"),
     Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),

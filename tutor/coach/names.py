@@ -205,6 +205,7 @@ MATHLIB_LEMMAS = [
     "mul_two",
     "Nat.Prime.two_le",
     "Nat.le_mul_self",
+    "Real.exp_pos",
 ]
 
 TACTICS = [
