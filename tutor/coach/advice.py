@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, linear
+from tutor.coach import evidence, lemmas, linear
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
-from tutor.coach.goals import Domain, Goal, Shape, domain_of, is_nonlinear, shorten, split_target
+from tutor.coach.goals import (
+    Domain,
+    Goal,
+    Shape,
+    domain_of,
+    is_nonlinear,
+    shorten,
+    split_target,
+    strip_parens,
+)
 from tutor.coach.rewriting import closes_by_computation, rewrites
 
 
@@ -170,6 +179,9 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     if domain is Domain.REAL:
         if re.fullmatch(r"[\d\s+*\-^/().=<>≤≥≠]+", goal.target):
             return "close it with `norm_num`, which evaluates numeric expressions"
+        divided = division_step(goal.target, goal.named_facts())
+        if divided:
+            return divided
         linear = _follows_linearly(goal, evidence.REAL)
         if shape is Shape.EQ and evidence.identity(goal.target, evidence.REAL):
             return "close it with `ring`: it is an identity of algebra, true for every value"
@@ -241,6 +253,49 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
     return "use `simp`, or `apply` a lemma whose conclusion matches this goal"
 
 
+_DENOMINATOR = re.compile(r"/\s*(\((?:[^()]|\([^()]*\))*\)|[A-Za-zα-ω][\w'₀-₉]*)")
+
+
+def variable_denominators(target: str) -> list[str]:
+    """The denominators of `target` that contain a variable (`x` in `y / x`, `(a - b)`)."""
+    found = [m.group(1) for m in _DENOMINATOR.finditer(target)]
+    return [d for d in dict.fromkeys(found) if re.search(r"[A-Za-zα-ω]", d)]
+
+
+def division_step(target: str, facts: list[tuple[str, str]]) -> str | None:
+    """An equation over a field that needs a denominator to be nonzero (`x / x = 1`): Lean
+    defines `x / 0 = 0`, so `ring` cannot prove it (evidence.identity checks at 0) and
+    `field_simp` clears a denominator only with a hypothesis that it is not 0."""
+    denominators = variable_denominators(target)
+    if not denominators or split_target(target).shape is not Shape.EQ:
+        return None
+    if evidence.identity(target, evidence.REAL) is not False:
+        return None
+    nonzero = {
+        strip_parens(m.group(1)): name
+        for name, typ in facts
+        if "✝" not in name and (m := re.fullmatch(r"\s*(.+?)\s*≠\s*0\s*", typ or ""))
+    }
+    missing = [d for d in denominators if strip_parens(d) not in nonzero]
+    if missing:
+        d = strip_parens(missing[0])
+        return (
+            f"state `h : {d} ≠ 0` first: Lean's division by 0 gives 0, so the equation fails "
+            "there, and no tactic clears that denominator without it"
+        )
+    names = ", ".join(
+        f"`{n}`" for n in dict.fromkeys(nonzero[strip_parens(d)] for d in denominators)
+    )
+    return (
+        f"use `field_simp` (it needs {names}: the denominator is not 0), then `ring`; `ring` "
+        "alone never cancels a division by a variable"
+    )
+
+
+def _domain_name(goal: Goal) -> str:
+    return evidence.domain_of_text(goal.target, goal.variable_types())
+
+
 def _follows_linearly(goal: Goal, domain: str) -> bool | None:
     """Whether linarith (omega on ℕ and ℤ) proves the goal from its hypotheses as they are:
     tutor/coach/linear.py; None when some term is not read."""
@@ -306,6 +361,11 @@ def derived_step(goal: Goal) -> str | None:
         if contradiction_only
         else "it is built from the hypotheses you have"
     )
+    if proofs[0].startswith("Classical.byContradiction"):
+        why = (
+            f"argue by contradiction: assume `¬{goal.target.strip()}` as `hn`, and your "
+            "hypotheses then derive `False`"
+        )
     return f"close it with `exact {proofs[0]}`: {why}"
 
 
@@ -335,6 +395,10 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     substituted = substitution_step(goal, mathlib)
     if substituted:
         return substituted
+    stated = lemmas.instances(goal.target, goal.named_facts(), mathlib)
+    if stated and _follows_linearly(goal, _domain_name(goal)) is not True:
+        # A lemma only where adding up the facts (omega, linarith) does not already do it.
+        return f"close it with `exact {stated[0]}`: that library lemma states exactly this goal"
     split = split_target(goal.target)
     shape = split.shape
     if shape is Shape.AND:
@@ -342,6 +406,9 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     if shape is Shape.IFF:
         return "split it with `constructor`, then prove each direction starting with `intro h`"
     if shape is Shape.IMPLIES:
+        built = _assumed_and_built(goal, split.left, split.right)
+        if built:
+            return built
         return f"assume the premise with `intro h`, then prove `{shorten(split.right, 40)}`"
     if shape is Shape.FORALL:
         names = " ".join(binder_names(goal.target)) or "x"
@@ -371,7 +438,40 @@ def next_step(goal: Goal, mathlib: bool) -> str:
         return "close it with `trivial`"
     if shape in (Shape.EQ, Shape.LE, Shape.LT, Shape.NE, Shape.DVD):
         return arithmetic_step(goal, shape, mathlib)
+    if _is_proposition_variable(goal):
+        return (
+            f"prove it from a hypothesis whose conclusion is `{goal.target.strip()}` (`apply` "
+            "that hypothesis), or by contradiction: it is a proposition variable, with no "
+            "definition to unfold"
+        )
     return "unfold its definition with `unfold` or `simp only [...]`, then continue"
+
+
+def _is_proposition_variable(goal: Goal) -> bool:
+    """The goal is a variable `p : Prop` of the statement: nothing to unfold or split."""
+    target = goal.target.strip()
+    return bool(re.fullmatch(r"[\w'₀-₉]+", target)) and any(
+        target in hyp.names and hyp.type.strip() == "Prop" for hyp in goal.hypotheses
+    )
+
+
+def _assumed_and_built(goal: Goal, premise: str, conclusion: str) -> str | None:
+    """`p → p ∧ p`: with the premise assumed as `h`, the facts build the conclusion
+    (`⟨h, h⟩`), so the whole step is `exact fun h => ⟨h, h⟩`."""
+    taken = {n for h in goal.hypotheses for n in h.names}
+    name = next(n for n in ("h", "h1", "hp0", "hyp") if n not in taken)
+    facts = [(n, h.type) for h in goal.hypotheses for n in h.names if "✝" not in n]
+    proofs = [
+        p
+        for p in proofs_of(conclusion, [*facts, (name, premise.strip())])
+        if re.search(rf"(?<![\w.']){name}(?![\w'])", p) and not p.startswith("Classical")
+    ]
+    if not proofs:
+        return None
+    return (
+        f"close it with `exact fun {name} => {proofs[0]}` (or `intro {name}` then "
+        f"`exact {proofs[0]}`): with the premise assumed, your facts build the conclusion"
+    )
 
 
 def contradiction_step(goal: Goal) -> str:

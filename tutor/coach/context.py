@@ -146,6 +146,17 @@ def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
         return goal
     if _destructure(code, facts) or _have(code, facts):
         return goal
+    contra = re.match(r"^by_contra\s+([\w'₀-₉]+)$", code)
+    if contra and goal is not None:
+        # Mathlib's `by_contra h`: `h : ¬goal` (`h : q` when the goal is `¬q`), goal `False`.
+        split = split_target(goal)
+        negated = split.right.strip() if split.shape is Shape.NOT else f"¬({goal})"
+        if re.fullmatch(r"¬\(([\w'₀-₉.]+)\)", negated):
+            negated = f"¬{negated[2:-1]}"
+        facts.append((contra.group(1), negated))
+        return "False"
+    if code == "exfalso" and goal is not None:
+        return "False"
     special = re.match(r"^specialize\s+([\w'₀-₉]+)\s+(.+)$", code)
     if special:
         # `specialize h 2` replaces `h : ∀ n, P n` by `h : P 2` (Lean/Elab/Tactic/Specialize);
@@ -379,9 +390,32 @@ def expanded(facts: Iterable[Fact]) -> list[Fact]:
 def proofs_of(wanted: str, facts: Sequence[Fact], depth: int = 2) -> list[str]:
     """Terms built from `facts` whose type is `wanted`, simplest first (may be empty)."""
     atoms = expanded(facts)
-    found = _derive(normal(wanted), atoms, depth)
+    found = _derive(normal(wanted), atoms, depth) or _by_contradiction(wanted, facts, depth)
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=len)
+
+
+def _by_contradiction(wanted: str, facts: Sequence[Fact], depth: int) -> list[str]:
+    """`Classical.byContradiction fun hn => …` when assuming `hn : ¬wanted` lets the facts
+    derive `False` and nothing proves `wanted` directly: `h : ¬¬p` for `p`, or the
+    contrapositive `h : ¬q → ¬p` with `hp : p` for `q`. Only when the proof of `False` uses
+    `hn` (else the facts contradict each other, which `_contradictions` says), and never for a
+    goal `intro` opens (¬, →, ∀)."""
+    shape = split_target(wanted).shape
+    if shape in (Shape.NOT, Shape.IMPLIES, Shape.FORALL, Shape.FALSE, Shape.TRUE) or depth <= 0:
+        return []
+    if not any("¬" in typ for _, typ in facts):
+        return []
+    taken = {name for name, _ in facts}
+    name = next(n for n in ("hn", "hnot", "h_not", "hcontra") if n not in taken)
+    negation = f"¬{wanted}" if re.fullmatch(r"[\w'₀-₉.]+", wanted.strip()) else f"¬({wanted})"
+    atoms = expanded([*facts, (name, negation)])
+    uses = re.compile(rf"(?<![\w.']){re.escape(name)}(?![\w'])")
+    return [
+        f"Classical.byContradiction fun {name} => {proof}"
+        for proof in _derive("False", atoms, depth)
+        if uses.search(proof)
+    ][:1]
 
 
 def _derive(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
@@ -411,6 +445,44 @@ def _applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
             continue
         for argument in _derive(normal(premise), atoms, depth - 1)[:1]:
             out.append(f"{as_argument(term)} {as_argument(argument)}")
+    if wanted == "False":
+        out += _negated_conclusions(atoms, depth)
+    out += _subset_applications(wanted, atoms, depth)
+    return out
+
+
+def _subset_applications(wanted: str, atoms: list[Fact], depth: int) -> list[str]:
+    """`h hx` for `h : s ⊆ t` and `hx : x ∈ s` when `x ∈ t` is wanted: a subset relation is
+    a function from membership in one set to membership in the other."""
+    member = re.fullmatch(r"(.+?) ∈ (.+)", wanted)
+    if member is None:
+        return []
+    out = []
+    for term, typ in atoms:
+        subset = re.fullmatch(r"(.+?) ⊆ (.+)", normal(typ))
+        if subset is None or normal(subset.group(2)) != normal(member.group(2)):
+            continue
+        premise = normal(f"{member.group(1)} ∈ {subset.group(1)}")
+        for argument in _derive(premise, atoms, depth - 1)[:1]:
+            out.append(f"{as_argument(term)} {as_argument(argument)}")
+    return out
+
+
+def _negated_conclusions(atoms: list[Fact], depth: int) -> list[str]:
+    """`h ha hb` for `h : A → ¬B` with proofs of `A` and `B`: a contrapositive used on the
+    facts (`h : ¬q → ¬p` with `hn : ¬q` and `hp : p`)."""
+    out = []
+    for term, typ in atoms:
+        split = split_target(typ)
+        if split.shape is not Shape.IMPLIES:
+            continue
+        conclusion = split_target(split.right)
+        if conclusion.shape is not Shape.NOT:
+            continue
+        first = _derive(normal(split.left), atoms, depth - 1)[:1]
+        second = _derive(normal(conclusion.right), atoms, depth - 1)[:1]
+        if first and second:
+            out.append(f"{as_argument(term)} {as_argument(first[0])} {as_argument(second[0])}")
     return out
 
 

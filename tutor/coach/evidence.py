@@ -265,8 +265,20 @@ def identity(prop: str, domain: str) -> bool | None:
         return None
     names = sorted(set(re.findall(r"(?<![\w.'])([A-Za-zα-ω][\w'₀-₉]*)(?![\w'])", prop)))
     points = _POINTS if domain == REAL else tuple(Fraction(n) for n in (3, 7, 12, 5, 20))
-    for shift, point in enumerate(points):
-        env = {name: point + shift * index for index, name in enumerate(names)}
+    envs = [
+        {name: point + shift * index for index, name in enumerate(names)}
+        for shift, point in enumerate(points)
+    ]
+    if domain == REAL and "/" in prop:
+        # `ring` reads `x / y` as `x * y⁻¹` with `y⁻¹` an unknown: it proves `a / b + c / b =
+        # (a + c) / b` but never cancels `x / x`. Lean's `x / 0 = 0` tells them apart: an
+        # equation ring proves still holds with any one variable at 0, `x / x = 1` does not.
+        envs += [{**envs[0], name: Fraction(0)} for name in names]
+    if domain == NAT and "-" in prop:
+        # ℕ subtraction stops at 0 (`n - 1 + 1 = n` fails at 0 only): small values find it.
+        envs += [{**envs[0], name: Fraction(0)} for name in names]
+        envs += [{name: Fraction(0) for name in names}]
+    for env in envs:
         a, b = evaluate(split.left, domain, env), evaluate(split.right, domain, env)
         if a is None or b is None:
             return None

@@ -1161,6 +1161,12 @@ def swapped_arguments(source: str, term: str, other: str) -> str | None:
         len(re.findall(word.format(re.escape(n)), source)) == 1 for n in (term, other)
     ):
         return None
+    for name in (term, other):
+        # A name applied to arguments (`hq (h hp)`) is a function there, not an argument:
+        # swapping it into an argument's place would apply the other fact instead.
+        head = rf"(?:^|exact\s|apply\s|refine\s|:=\s*|[(⟨,]\s*){re.escape(name)}\s+[\w(⟨]"
+        if re.search(head, source.strip().lstrip("·").strip()):
+            return None
     marker = "\u0000"
     out = re.sub(word.format(re.escape(term)), marker, source)
     out = re.sub(word.format(re.escape(other)), term, out)
@@ -1229,6 +1235,9 @@ def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
     facts = [t for n, t in s.facts() if t and n != "_"]
     if linear.omega_proves(p.expected, facts, domain) is False:
         return []
+    inner = _argument_by_omega(p, s)
+    if inner:
+        return [(s.line, inner)]
     return [
         (
             s.line,
@@ -1237,6 +1246,29 @@ def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
             f"proves the different fact `{shorten(p.has, 24)}`.",
         )
     ]
+
+
+def _argument_by_omega(p: Mismatch, s: Scene) -> str | None:
+    """The mismatched term is one argument of a larger term (`⟨n, hn⟩`, `hP 3 h2`): the rest
+    of the term is right, so only that argument is replaced, by `by omega` proving what the
+    position needs."""
+    source = s.text.line(s.line).split("--", 1)[0]
+    term = " ".join(p.term.split())
+    if not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    found = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
+    code = source.strip().lstrip("·").strip()
+    whole = re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code)
+    if len(found) != 1 or whole:
+        return None
+    at = found[0]
+    fixed = (source[: at.start()] + "(by omega)" + source[at.end() :]).strip().lstrip("·").strip()
+    fixed = re.sub(r"([⟨,]\s*)\(by omega\)(\s*⟩)", r"\1by omega\2", fixed)
+    return (
+        f"Do write `{shorten(fixed, 40)}` on line {s.line}: `{term}` proves "
+        f"`{shorten(p.has, 20)}`, which is not the `{shorten(p.expected, 20)}` this position "
+        "needs; `by omega` proves that from your hypotheses (linear arithmetic over ℕ or ℤ)."
+    )
 
 
 # ---------------------------------------------------------------------- goals by shape

@@ -493,6 +493,8 @@ def omega_proves(goal: str, facts: Sequence[str], domain: str) -> bool | None:
     is refuted by assuming the equation. None when something is not read."""
     if domain not in (NAT, INT):
         return None
+    if domain == NAT and any("-" in text for text in (goal, *facts)):
+        return _truncated(goal, list(facts))
     split = split_target(strip_parens(goal))
     plain = [f for f in facts if split_target(strip_parens(f)).shape is not Shape.NE]
     unequal = [split_target(strip_parens(f)) for f in facts if f not in plain]
@@ -512,6 +514,44 @@ def omega_proves(goal: str, facts: Sequence[str], domain: str) -> bool | None:
         if not result:
             verdict = False
     return verdict
+
+
+_TERM = r"(?:[A-Za-z_][\w'₀-₉]*|\d+|\([^()]*\))"
+# `a - b` with nothing binding tighter around it and at the start of a sum (`x + a - b` is
+# `(x + a) - b`, never matched): the subtractions omega splits into cases.
+_SUBTRACTION = re.compile(
+    rf"(?P<before>^|[(=≤<≥>≠,]\s*)(?P<a>{_TERM}) - (?P<b>{_TERM})(?!\s*[*/^%])"
+)
+
+
+def _truncated(goal: str, facts: list[str], depth: int = 0) -> bool | None:
+    """omega on ℕ with subtraction: `a - b` is a new number `t` with two cases, `b ≤ a` and
+    `t + b = a`, or `a < b` and `t = 0` (truncation), as omega splits it. Proved when every
+    case is. None when a subtraction is not of that plain form, or there are too many."""
+    texts = [goal, *facts]
+    for index, text in enumerate(texts):
+        found = _SUBTRACTION.search(text)
+        if found is None:
+            continue
+        if depth >= 3:
+            return None
+        a, b = found.group("a"), found.group("b")
+        fresh = f"t{depth}ₛ"
+        pattern = re.compile(re.escape(f"{a} - {b}") + r"(?!\s*[*/^%])")
+        changed = [pattern.sub(fresh, t) if i >= index else t for i, t in enumerate(texts)]
+        if any(f"{a} - {b}" in t for t in changed):
+            return None
+        new_goal, new_facts = changed[0], changed[1:]
+        verdict: bool | None = True
+        for case in ([f"{b} ≤ {a}", f"{fresh} + {b} = {a}"], [f"{a} < {b}", f"{fresh} = 0"]):
+            result = _truncated(new_goal, [*new_facts, *case, f"{fresh} ≥ 0"], depth + 1)
+            if result is None:
+                return None
+            verdict = verdict and result
+        return verdict
+    if any(re.search(r"\s-\s|^-|\(-", t) for t in texts):
+        return None  # a subtraction not read above
+    return omega_proves(goal, facts, NAT)
 
 
 def closer(target: str, facts: Sequence[tuple[str, str]], domain: str, mathlib: bool) -> str | None:

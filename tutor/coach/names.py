@@ -80,6 +80,9 @@ CORE_LEMMAS = [
     "Nat.lt_of_le_of_ne",
     "Nat.lt_succ_of_le",
     "Nat.le_of_lt_succ",
+    "Nat.mul_pos",
+    "Nat.dvd_mul_right",
+    "Nat.dvd_mul_left",
     "Int.le_of_lt",
     "Int.le_of_eq",
     "Int.lt_of_le_of_lt",
@@ -190,6 +193,19 @@ MATHLIB_LEMMAS = [
     "sq_pos_of_pos",
     "add_pos_of_pos_of_nonneg",
     "mul_pos_of_neg_of_neg",
+    "Set.mem_setOf_eq",
+    # the statements tutor/coach/lemmas.py matches goals against
+    "abs_of_nonpos",
+    "min_eq_left",
+    "min_eq_right",
+    "max_eq_left",
+    "max_eq_right",
+    "dvd_mul_right",
+    "dvd_mul_left",
+    "mul_two",
+    "Nat.Prime.two_le",
+    "Nat.le_mul_self",
+    "Real.exp_pos",
 ]
 
 TACTICS = [

@@ -57,6 +57,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do add the missing case `{shape}` after line {last}: `induction` and `cases` "
             f"need one alternative per constructor, and `{name}` has none yet.",
         )
+    uncovered = _missing_match_cases(d, ctx)
+    if uncovered:
+        return [uncovered]
     invalid = _INVALID_ALT.search(d.message)
     if invalid:
         written = invalid.group("name")
@@ -252,3 +255,71 @@ def _not_inductive(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Don't use `{tactic}` on line {line}: it splits {what}, and the type of `{target}` "
         "is not one. Work with its hypotheses or apply a lemma about it instead.",
     )
+
+
+# Lean prints a missing pattern with the constructors' full names (`(Nat.succ _)`); a student
+# writes the notation (`n + 1`). Others keep their dotted constructor.
+_PATTERNS = {
+    "Nat.succ _": "n + 1",
+    "Nat.zero": "0",
+    "List.cons _ _": "x :: xs",
+    "List.nil": "[]",
+    "Option.some _": "some a",
+    "Option.none": "none",
+    "Bool.true": "true",
+    "Bool.false": "false",
+}
+
+
+def _missing_match_cases(d: Diagnostic, ctx: Context) -> Advice | None:
+    """`Missing cases:` under a `match` or a definition by patterns: each line is a pattern no
+    alternative covers; the alternative to add is that pattern in the student's notation."""
+    lines = d.message.split("\n")
+    if not lines or not lines[0].strip().lower().startswith("missing cases"):
+        return None
+    wanted = []
+    for raw in lines[1:]:
+        parts = [_pattern(p) for p in _columns(raw) if p.strip()]
+        if parts:
+            wanted.append(", ".join(parts))
+    if not wanted:
+        return None
+    last = d.line
+    for number in range(d.line + 1, ctx.text.n_lines + 1):
+        code = ctx.text.line(number).strip()
+        if code.startswith("|"):
+            last = number
+        elif code and not code.startswith("--"):
+            break
+    shown = " and ".join(f"`| {w} => ...`" for w in wanted[:2])
+    return Advice(
+        last,
+        f"Do add {shown} after line {last}: a definition by patterns (or a `match`) needs an "
+        f"alternative for every value, and Lean found {'these' if len(wanted) > 1 else 'this'} "
+        "uncovered.",
+    )
+
+
+def _columns(raw: str) -> list[str]:
+    """`(List.cons _ _), []` as its two columns (commas inside brackets kept)."""
+    out, depth, current = [], 0, ""
+    for char in raw:
+        depth += char in "([" and 1 or (-1 if char in ")]" else 0)
+        if char == "," and depth == 0:
+            out.append(current)
+            current = ""
+        else:
+            current += char
+    return [*out, current]
+
+
+def _pattern(printed: str) -> str:
+    """Lean's printed pattern in a student's notation: `Nat.succ (Nat.succ _)` is `n + 2`;
+    others as printed (`Nat.succ _` is itself a valid pattern) or from `_PATTERNS`."""
+    text = printed.strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    succs = re.fullmatch(r"((?:Nat\.succ \(?)+)_\)*", text)
+    if succs:
+        return f"n + {succs.group(1).count('Nat.succ')}"
+    return _PATTERNS.get(text, text)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.advice import substitution_step
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -18,6 +20,7 @@ from tutor.coach.rules.base import (
     scene_at,
     wrong_witness,
 )
+from tutor.coach.rules.timeout import closed_truth
 from tutor.lean.types import Diagnostic
 
 
@@ -33,6 +36,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         witness = wrong_witness(ctx, line, prop)
         if witness:
             return [witness]
+        value = _true_value(prop)
+        if value:
+            return one(
+                line,
+                f"Do correct the claim on line {line}: `decide` evaluated `{shorten(prop, 24)}` "
+                f"and it is false, since {value}.",
+            )
         return one(
             line,
             f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "
@@ -47,6 +57,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Don't use `decide` alone on line {line}: the goal has a variable, which `decide` "
             f"cannot evaluate. Instead, {substituted}.",
         )
+    closed = _closed_claim(line, goal.target, ctx.mathlib) if goal else None
+    if closed:
+        return [closed]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None
     if step:
         why = "it is linear arithmetic that omega proves" if step == "omega" else "it proves it"
@@ -55,11 +68,60 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{step}` on line {line} instead of `decide`: `decide` only evaluates "
             f"closed statements, without variables, and {why}.",
         )
+    free = _free_variables(goal, scene) if goal else []
+    if free:
+        bounded = _bounded(free, scene)
+        if bounded:
+            return one(
+                line,
+                f"Do write `decide +revert` on line {line}"
+                f"{' (the hint in Lean message)' if '+revert' in d.message else ''}: the goal "
+                "depends on the "
+                f"free variable{'s' if len(free) > 1 else ''} {', '.join(f'`{v}`' for v in free)}, "
+                f"and `+revert` first moves {bounded} back into the goal, a claim about finitely "
+                "many values that decide can check.",
+            )
+        return one(
+            line,
+            f"Don't use `decide` on line {line}: the goal depends on the free variable "
+            f"`{free[0]}`, and decide only evaluates claims without variables. Prove it for an "
+            f"arbitrary `{free[0]}` instead (`induction`, `cases` or arithmetic).",
+        )
     return one(
         line,
         f"Don't use `decide` on line {line}: it only evaluates statements without variables. "
         "Prove this one step by step for an arbitrary value instead.",
     )
+
+
+def _free_variables(goal: Goal, scene: fixes.Scene) -> list[str]:
+    """The statement's value variables that occur in the goal (`n` in `n * n < 9`)."""
+    kinds = scene.variable_types()
+    return [
+        name
+        for name, typ in kinds.items()
+        if typ.strip() in ("Nat", "ℕ", "Int", "ℤ", "Bool")
+        and re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", goal.target)
+    ]
+
+
+def _bounded(free: list[str], scene: fixes.Scene) -> str | None:
+    """`` `n` and `h` `` when every free variable has a numeral upper bound among the facts
+    (`h : n < 3`): then `∀ n, n < 3 → …` is decidable by checking each value."""
+    names = []
+    for variable in free:
+        bound = next(
+            (
+                n
+                for n, t in scene.facts()
+                if t and re.fullmatch(rf"\s*{re.escape(variable)}\s*[<≤]\s*\d+\s*", t)
+            ),
+            None,
+        )
+        if bound is None:
+            return None
+        names.append(f"`{variable}` and `{bound}`")
+    return ", ".join(names)
 
 
 _PROPOSITION = re.compile(r"proposition\s*\n\s+(.+?)\n", re.IGNORECASE)
@@ -76,3 +138,44 @@ def _goal(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
         return fixes.goal_at_first_step(scene)
     facts = [Hypothesis((n,), t) for n, t in scene.facts() if t]
     return Goal(match.group(1).strip(), facts)
+
+
+def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
+    """`decide` stuck on a claim with no variables (`Nat.Prime 97`): the claim is closed, so
+    the instance did not reduce, not a variable; evaluated true, Mathlib's `norm_num` proves it
+    by its extensions; evaluated false, no tactic does."""
+    truth = closed_truth(claim)
+    if truth is None:
+        return None
+    if not truth:
+        return Advice(
+            line,
+            f"Don't try to prove `{shorten(claim, 24)}` on line {line}: evaluated, it is false, "
+            "so no tactic proves it; check the numbers in the statement.",
+        )
+    if not mathlib:
+        return None
+    return Advice(
+        line,
+        f"Do use `norm_num` on line {line} instead of `decide`: `{shorten(claim, 24)}` has no "
+        "variables and is true, but its `Decidable` instance does not compute by unfolding; "
+        "norm_num's extensions (primes, arithmetic) prove it directly.",
+    )
+
+
+def _true_value(prop: str) -> str | None:
+    """`2 ^ 10 = 1000 + 42` is false because `2 ^ 10` is 1024: the value of the side that is
+    not a bare numeral (both sides evaluated on ℕ, as decide does for numerals)."""
+    split = split_target(prop)
+    if split.shape is not Shape.EQ or not re.fullmatch(r"[\d\s+*^%()=]+", prop):
+        return None
+    left = evidence.evaluate(split.left, evidence.NAT)
+    right = evidence.evaluate(split.right, evidence.NAT)
+    if left is None or right is None or left == right:
+        return None
+    sides = [(split.left.strip(), left), (split.right.strip(), right)]
+    computed = [(text, value) for text, value in sides if not re.fullmatch(r"\d+", text)]
+    if not computed:
+        return None
+    text, value = computed[0]
+    return f"`{shorten(text, 16)}` is {int(value)}, not {int(right if text == split.left.strip() else left)}"

@@ -41,6 +41,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"number alone is not a proof of `{shorten(numeral.group(1), 30)}`; you also prove "
             "the property.",
         )
+    grouped = _argument_not_grouped(d, ctx, body)
+    if grouped is not None:
+        return [grouped]
     if ctx.mathlib and re.match(r"(OfNat|HAdd|HMul|HSub|HDiv|HPow)\b", body):
         return one(
             line,
@@ -77,4 +80,35 @@ def _decide_on_reals(d: Diagnostic, ctx: Context, body: str) -> Advice | None:
         f"Don't use `decide` on line {d.line} for a claim about real numbers: equality of reals "
         f"cannot be computed, so Lean has no `Decidable` instance for it. {instead}"
         f"{': it follows from your hypotheses' if step and step != 'norm_num' else ''}.",
+    )
+
+
+_OPERATOR = {"HAdd": "+", "HSub": "-", "HMul": "*", "HDiv": "/", "HPow": "^"}
+_ATOM = r"[\w'₀-₉.]+"
+
+
+def _argument_not_grouped(d: Diagnostic, ctx: Context, body: str) -> Advice | None:
+    """`sq_nonneg x - y`: application binds tighter than `-`, so Lean reads `(sq_nonneg x) - y`
+    and looks for a subtraction on a proof (`HSub (0 ≤ x ^ 2) ℝ …`). The argument needs its
+    parentheses: `sq_nonneg (x - y)`."""
+    instance = re.match(
+        r"(HAdd|HSub|HMul|HDiv|HPow)\s+\((?P<first>[^()]*(?:\([^()]*\))*[^()]*)\)", body
+    )
+    if instance is None or not re.search(r"[≤<=≠≥>∣]", instance.group("first")):
+        return None  # the left operand is no proposition: a number-type problem, not this
+    op = _OPERATOR[instance.group(1)]
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    written = re.search(
+        rf"(?P<f>[A-Za-z_][\w.']*)\s+(?P<arg>{_ATOM}\s*{re.escape(op)}\s*{_ATOM}"
+        rf"(?:\s*[-+*/^]\s*{_ATOM})*)",
+        source,
+    )
+    if written is None or written.group("f") in ("exact", "apply", "refine", "have", "show"):
+        return None
+    fixed = f"{written.group('f')} ({written.group('arg').strip()})"
+    return Advice(
+        d.line,
+        f"Do write `{fixed}` on line {d.line}: without parentheses Lean reads "
+        f"`{written.group('f')} {written.group('arg').split()[0]}` first and then applies "
+        f"`{op}` to that proof, since applying a lemma binds tighter than `{op}`.",
     )

@@ -11,8 +11,10 @@ from tutor.coach.rules import other
 from tutor.coach.rules.base import Advice, Context, one
 from tutor.lean.types import Diagnostic
 
-_HAS_TYPE = re.compile(r"has type\s*\n\s+(.+)", re.IGNORECASE)
-_HEAD = re.compile(r"([\w'₀-₉]+)\.(?:1|2|left|right|elim|mp|mpr)\b")
+# "has type" (invalid field), "which has propositional type" (a projection out of a proof).
+_HAS_TYPE = re.compile(r"has (?:propositional )?type\s*\n\s+(.+)", re.IGNORECASE)
+_HEAD = re.compile(r"([\w'₀-₉]+)\.(?:1|2|left|right|elim|mp|mpr|fst|snd)\b")
+_FIELD = re.compile(r"[Ii]nvalid field `?'?(\w+)")
 
 
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
@@ -31,6 +33,10 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         whole = _whole_fact(d, ctx, head.group(1), typ, facts)
         if whole:
             return [whole]
+    if head and typ:
+        fields = _other_structure(d, ctx, head.group(1), typ, facts)
+        if fields:
+            return [fields]
     if not head or split_target(typ).shape is not Shape.OR:
         return other.advise(d, ctx)
     name = head.group(1)
@@ -63,3 +69,56 @@ def _whole_fact(
         f"Do write `exact {name}` on line {d.line}: `{name} : {shorten(typ, 20)}` is not an ∧, so "
         "it has no parts `.1` or `.2`, and it already states the goal.",
     )
+
+
+# The parts each connective has, in the order `.1`, `.2`: a field from another connective
+# (`.mp` on an ∧, `.left` on an ↔) is a mix-up between the two.
+_PARTS = {Shape.AND: ("left", "right"), Shape.IFF: ("mp", "mpr")}
+
+
+def _other_structure(
+    d: Diagnostic, ctx: Context, name: str, typ: str, facts: list[tuple[str, str]]
+) -> Advice | None:
+    """`h.mp` on `h : p ∧ q` (an ∧'s parts are `.1`/`.left`, `.2`/`.right`), `h.left` on an ↔
+    (`.mp`, `.mpr`), `h.1` on an ∃ (no projection: `obtain ⟨x, hx⟩ := h`)."""
+    field = _FIELD.search(d.message)
+    shape = split_target(typ).shape
+    written = field.group(1) if field else None
+    if shape is Shape.EXISTS:
+        return Advice(
+            d.line,
+            f"Do take `{name}` apart with `obtain ⟨x, hx⟩ := {name}` before line {d.line}: "
+            f"`{name} : {shorten(typ, 20)}` is an ∃, which has no fields to project; `obtain` "
+            "gives you the witness `x` and its property `hx`.",
+        )
+    parts = _PARTS.get(shape)
+    if parts is None or written is None or written in parts or written in ("1", "2"):
+        return None
+    what = "∧" if shape is Shape.AND else "↔"
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    fitting = [
+        f"{name}.{part}"
+        for part in parts
+        if goal and any(same(t, goal) for t in _part_types(typ, shape, part))
+    ]
+    if fitting:
+        return Advice(
+            d.line,
+            f"Do write `exact {fitting[0]}` on line {d.line}: `{name} : {shorten(typ, 20)}` is an "
+            f"{what}, whose parts are `.{parts[0]}` and `.{parts[1]}` (or `.1`, `.2`), not "
+            f"`.{written}`, and `{fitting[0]}` is the goal.",
+        )
+    return Advice(
+        d.line,
+        f"Do use `{name}.{parts[0]}` or `{name}.{parts[1]}` (`.1`, `.2`) on line {d.line}: "
+        f"`{name} : {shorten(typ, 20)}` is an {what}, and `.{written}` is a part of "
+        f"{'an ↔' if shape is Shape.AND else 'an ∧'}, not of an {what}.",
+    )
+
+
+def _part_types(typ: str, shape: Shape, part: str) -> list[str]:
+    split = split_target(typ)
+    if shape is Shape.AND:
+        return [split.left if part == "left" else split.right]
+    left, right = split.left.strip(), split.right.strip()
+    return [f"{left} → {right}" if part == "mp" else f"{right} → {left}"]

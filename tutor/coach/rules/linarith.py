@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import evidence, fixes, lemmas, linear
 from tutor.coach.advice import nlinarith_hint
 from tutor.coach.context import normal, traced_goal
 from tutor.coach.goals import (
@@ -21,6 +21,7 @@ from tutor.coach.rules.base import (
     one,
     scene_at,
 )
+from tutor.coach.rules.membership import unfold_membership
 from tutor.lean.types import Diagnostic
 
 
@@ -31,6 +32,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     context_text = " ".join(h.type for h in goal.hypotheses)
     types = " ".join(goal.variable_types().values())
     tactic = "nlinarith" if "nlinarith" in ctx.text.line(line) else "linarith"
+    member = unfold_membership(d, ctx, goal, tactic)
+    if member:
+        return [member]
     product = _product_lemma(ctx, d, goal)
     if product:
         return one(
@@ -41,6 +45,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     facts = [(n, h.type) for h in goal.hypotheses for n in h.names]
     domain = evidence.domain_of_text(context_text + " " + goal.target, goal.variable_types())
     original = _original_goal(d, ctx, goal)
+    stated = lemmas.instances(original, facts, ctx.mathlib) if original else []
+    if stated:
+        return one(
+            line,
+            f"Do write `exact {stated[0]}` on line {line} instead of `{tactic}`: that library "
+            f"lemma states exactly `{shorten(original or '', 24)}`, a fact {tactic} cannot derive "
+            "by adding up your hypotheses.",
+        )
     unequal = _not_equal(line, goal, original, ctx.mathlib, tactic)
     if unequal:
         return [unequal]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, families, fixes, linear
+from tutor.coach import evidence, families, fixes, lemmas, linear
 from tutor.coach.advice import substitution_step
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import traced_goal
@@ -23,6 +23,7 @@ from tutor.coach.rules.base import (
     one,
     scene_at,
 )
+from tutor.coach.rules.membership import unfold_membership
 from tutor.coach.source import statement_hypotheses
 from tutor.lean.messages import Mismatch
 from tutor.lean.types import Diagnostic
@@ -34,6 +35,9 @@ _APPLIED = re.compile(r"^\(?([A-Za-z_][\w.']*)\s+[\w(↑]")
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     message = d.message
+    member = unfold_membership(d, ctx, None, "omega")
+    if member:
+        return [member]
     if "ℝ" in ctx.statement or "ℝ" in ctx.text.text:
         return [_over_the_reals(d, ctx)]
     dropped = dropped_fact(ctx, line, _counterexample_names(message))
@@ -118,6 +122,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     nonlinear = [a for a in atoms if is_nonlinear(a)]
     goal_shape = split_target(first_goal.target).shape if first_goal else Shape.OTHER
+    by_lemma = (
+        lemmas.instances(first_goal.target, first_goal.named_facts(), ctx.mathlib)
+        if first_goal and nonlinear
+        else []
+    )
+    if by_lemma:
+        return one(
+            line,
+            f"Do write `exact {by_lemma[0]}` on line {line} instead of `omega`: omega treats "
+            f"`{shorten(nonlinear[0], 12)}` as an unknown number, and that library lemma states "
+            "exactly this goal.",
+        )
     if nonlinear and goal_shape in (Shape.LE, Shape.LT):
         example = _product_fact_example(ctx)
         shown = f", for example with `{example}`" if example else ""

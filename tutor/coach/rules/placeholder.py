@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tutor.coach.goals import (
     Shape,
     shorten,
@@ -24,6 +26,17 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     goals = goals_of(d)
     if not goals or "_" not in ctx.text.line(d.line) or "placeholder" not in d.message:
         return other.advise(d, ctx)
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    if re.match(r"\s*(?:·\s*)?refine\b", source) and re.search(r"(?<![?\w'])_(?![\w'])", source):
+        # `refine ⟨_, _⟩` meant the parts as goals to prove next: in Lean 4 that is `?_`; a
+        # plain `_` must be filled by unification, and a proof never is.
+        fixed = re.sub(r"(?<![?\w'])_(?![\w'])", "?_", source.strip())
+        return one(
+            d.line,
+            f"Do write `{fixed}` on line {d.line}: in `refine`, `?_` leaves a part as a new goal "
+            f"for the next steps, while `_` asks Lean to find it itself, which it cannot do for "
+            f"a proof such as `{shorten(goals[0].target, 30)}`.",
+        )
     goal = goals[0]
     if split_target(goal.target).shape is Shape.OTHER:
         return other.advise(d, ctx)  # maybe a value or a type, not a proposition: no proof to name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import evidence, fixes, hypotheses, lemmas, linear
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -56,6 +56,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                     f"Do rewrite right to left with `rw [← {name}]` on line {line}: the "
                     f"goal contains `{shorten(hyp.right, 30)}`, not `{shorten(pattern, 30)}`.",
                 )
+    if pattern and goals:
+        relative = _relative_rewrite(line, goals[0], ctx)
+        if relative:
+            return [relative]
+        elsewhere = _meant_for_hypothesis(line, pattern, goals[0], ctx)
+        if elsewhere:
+            return [elsewhere]
     shown = f"`{shorten(pattern, 40)}`" if pattern else "the rule's left side"
     types = dict(statement_hypotheses(ctx.statement))
     if pattern and goals:
@@ -77,6 +84,50 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check that {shown} appears literally in the goal before `rw` on line {line}: "
         "rw only rewrites exact matches. Use `rw [← h]` for the other direction, "
         "`simp only [h]`, or `rw [h] at h'` for a hypothesis.",
+    )
+
+
+_ONE_RULE = re.compile(r"\b(rw|rewrite|rwa)\s*\[([^\[\],]+)\](?!\s*at\b)")
+
+
+def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [min_eq_right h]` where its left side is not in the goal but `min_eq_left h`'s is:
+    the relative of the written lemma whose premise the same hypothesis proves
+    (tutor/coach/lemmas.py)."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    words = step.group(2).split() if step else []
+    if len(words) < 2 or not any(w == words[0] for w in (x.name for x in lemmas.LEMMAS)):
+        return None
+    facts = [(n, t) for n, t in goal.named_facts() if n in words[1:]]
+    found = lemmas.rewrites_for(goal.target, facts, ctx.mathlib, words[0])
+    if not found:
+        return None
+    return Advice(
+        line,
+        f"Do write `rw [{found[0]}]` on line {line}: with `{words[1]}` it is `{found[0].split()[0]}` "
+        f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
+        "the other one.",
+    )
+
+
+def _meant_for_hypothesis(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [Nat.add_zero]` on a goal without `?n + 0` while `h` has `n + 0`: the rewrite was
+    meant for `h`, and `rw` without `at` rewrites only the goal. Said for a step with one rule
+    and one hypothesis holding the pattern (with more rules, the others did rewrite the goal)."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    if step is None:
+        return None
+    rule = step.group(2).strip().removeprefix("←").removeprefix("<-").strip()
+    facts = [(n, t) for n, t in goal.named_facts() if n != rule]  # its own side is no evidence
+    held = hypotheses.holding_pattern(pattern, facts, goal.target)
+    if len(held) != 1:
+        return None
+    name = held[0]
+    return Advice(
+        line,
+        f"Do rewrite the hypothesis instead: write `{step.group(1)} [{step.group(2).strip()}] "
+        f"at {name}` on line {line}. `{shorten(pattern, 24)}` occurs in `{name}`, not in the "
+        f"goal `{shorten(goal.target, 24)}`, and without `at` a rewrite changes only the goal.",
     )
 
 

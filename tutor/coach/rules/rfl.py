@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from itertools import product
+
 from tutor.coach import fixes
 from tutor.coach.advice import derived_step, next_step
 from tutor.coach.goals import (
+    Goal,
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -52,8 +58,104 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{step}` on line {line} instead of `rfl`: `{shorten(goal.target, 30)}` is "
             f"not true by computation alone{extra}.",
         )
+    split = _bool_cases(goal, scene)
+    if split and split.startswith("false at "):
+        return one(
+            line,
+            f"Don't try to prove `{shorten(goal.target, 30)}` on line {line}: it is {split}, "
+            "so no tactic proves it; check the statement or the step before.",
+        )
+    if split:
+        return one(
+            line,
+            f"Do write `{split}` on line {line} instead of `rfl`: `{shorten(goal.target, 30)}` "
+            "does not compute while a Bool variable is unknown (the operation looks at its "
+            "value), but it holds for `true` and for `false`, checked one by one.",
+        )
+    step = next_step(goal, ctx.mathlib)
+    if "`rfl`" in step:
+        step = "rewrite with a lemma about this operation (`simp` knows many), or split into cases"
     return one(
         line,
         f"Don't use `rfl` on line {line}: `{shorten(goal.target, 30)}` is not true by "
-        f"computation alone. Instead, {next_step(goal, ctx.mathlib)}.",
+        f"computation alone. Instead, {step}.",
     )
+
+
+_BOOL_TOKENS = re.compile(r"&&|\|\||!|\btrue\b|\bfalse\b|==|[()]|[\w'₀-₉]+|=|\s+")
+
+
+def _bool_cases(goal: Goal, scene: fixes.Scene) -> str | None:
+    """`(b && true) = b`: an equation of Bool expressions in Bool variables, true for every
+    value of them (evaluated here), is `cases b <;> rfl` (each case computes); one that fails
+    for some value is "false at `b = true`"; None when it cannot be evaluated."""
+    kinds = {**scene.variable_types(), **goal.variable_types()}
+    names = [
+        n
+        for n, t in kinds.items()
+        if t.strip() == "Bool" and re.search(rf"(?<![\w.']){re.escape(n)}(?![\w'])", goal.target)
+    ]
+    split = split_target(goal.target)
+    if not names or len(names) > 3 or split.shape is not Shape.EQ:
+        return None
+    for values in product((True, False), repeat=len(names)):
+        env = dict(zip(names, values, strict=True))
+        left, right = _bool_value(split.left, env), _bool_value(split.right, env)
+        if left is None or right is None:
+            return None
+        if left != right:
+            at = ", ".join(f"`{n} = {str(v).lower()}`" for n, v in env.items())
+            return f"false at {at}"
+    return " <;> ".join(f"cases {n}" for n in names) + " <;> rfl"
+
+
+def _bool_value(text: str, env: dict[str, bool]) -> bool | None:
+    """The value of `b && !c || true` (Lean's precedence: `!`, then `&&`, then `||`, then
+    `==`), parsed here; None for anything else."""
+    tokens = [t for t in _BOOL_TOKENS.findall(text) if not t.isspace()]
+    value, rest = _parse_eq(tokens, env)
+    return value if not rest else None
+
+
+Parsed = tuple[bool | None, list[str]]
+
+
+def _parse_eq(tokens: list[str], env: dict[str, bool]) -> Parsed:
+    left, rest = _parse_or(tokens, env)
+    while left is not None and rest[:1] == ["=="]:
+        right, rest = _parse_or(rest[1:], env)
+        left = None if right is None else left == right
+    return left, rest
+
+
+def _parse_or(tokens: list[str], env: dict[str, bool]) -> Parsed:
+    left, rest = _parse_and(tokens, env)
+    while left is not None and rest[:1] == ["||"]:
+        right, rest = _parse_and(rest[1:], env)
+        left = None if right is None else left or right
+    return left, rest
+
+
+def _parse_and(tokens: list[str], env: dict[str, bool]) -> Parsed:
+    left, rest = _parse_not(tokens, env)
+    while left is not None and rest[:1] == ["&&"]:
+        right, rest = _parse_not(rest[1:], env)
+        left = None if right is None else left and right
+    return left, rest
+
+
+def _parse_not(tokens: list[str], env: dict[str, bool]) -> Parsed:
+    if not tokens:
+        return None, tokens
+    head, rest = tokens[0], tokens[1:]
+    if head == "!":
+        inner, rest = _parse_not(rest, env)
+        return (None if inner is None else not inner), rest
+    if head == "(":
+        inner, rest = _parse_eq(rest, env)
+        return (inner, rest[1:]) if rest[:1] == [")"] else (None, rest)
+    if head in ("true", "false"):
+        return head == "true", rest
+    if head in env:
+        return env[head], rest
+    return None, rest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import context, evidence, fixes, linear
+from tutor.coach import context, evidence, fixes, hypotheses, linear
 from tutor.coach.goals import (
     Goal,
     shorten,
@@ -26,6 +26,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     tactic = shorten(ctx.text.line(line).strip(), 30) or "simp"
     scene = scene_at(d, ctx)
+    meant = _meant_for_hypothesis(d, ctx, scene)
+    if meant:
+        return [meant]
     if _starts_with_simp(ctx.text.line(line)) and _later_step_in_block(ctx.text, line):
         # No progress means the goal after this line is the goal before it: the steps that
         # follow see exactly what they would without it, so removing it is the whole fix here.
@@ -78,6 +81,35 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
         "lemmas apply here. List in brackets what it needs (a hypothesis, or a `def` of the "
         "exercise), or find the lemma for this goal with `exact?`.",
+    )
+
+
+def _meant_for_hypothesis(d: Diagnostic, ctx: Context, scene: fixes.Scene) -> Advice | None:
+    """A plain `simp` that made no progress on the goal while a hypothesis holds what simp's
+    basic lemmas rewrite (`h : 0 + n = 5`): it was meant for `h`; `simpa using h` when the
+    simplified `h` is the goal."""
+    source = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not re.fullmatch(r"simp( only \[[^\]]*\])?", source):
+        return None
+    goal = goal_here(d, scene)
+    if goal is None:
+        return None
+    facts = scene.facts() + [(n, h.type) for h in goal.hypotheses for n in h.names]
+    found = hypotheses.simp_target(goal.target, list(dict.fromkeys(facts)))
+    if found is None:
+        return None
+    name, simplified, closes = found
+    if closes:
+        return Advice(
+            d.line,
+            f"Do write `simpa using {name}` on line {d.line}: simp found nothing to change in the "
+            f"goal, but `{name}` simplifies to `{shorten(simplified, 24)}`, which is the goal.",
+        )
+    return Advice(
+        d.line,
+        f"Do write `{source} at {name}` on line {d.line}: simp found nothing to change in the "
+        f"goal, but `{name}` simplifies (to `{shorten(simplified, 24)}`), and without `at` simp "
+        "works only on the goal.",
     )
 
 

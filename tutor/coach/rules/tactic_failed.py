@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from tutor.coach import evidence, fixes, linear
+from tutor.coach import evidence, fixes, lemmas, linear
 from tutor.coach.context import proofs_of
 from tutor.coach.goals import Goal, Hypothesis, Shape, shorten, split_target
 from tutor.coach.rewriting import rewrites
 from tutor.coach.rules import other
 from tutor.coach.rules.base import Advice, Context, goal_here, one, scene_at
+from tutor.coach.rules.unknown_identifier import unfolding_a_variable
 from tutor.lean.messages import named_subject, normalise
 from tutor.lean.types import Diagnostic
 
@@ -36,6 +37,13 @@ NEEDS = {
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     opening = normalise(d.message)
     tactic = _tactic(opening, d.message, ctx.text.line(d.line))
+    # Lean/Elab/Tactic/Unfold.lean: "tactic 'unfold' failed, local variable 'f' has no
+    # definition" (a variable of the statement, not a `def`).
+    local = re.search(r"local variable [`'‘]?([^`'’\s]+)[`'’]? has no definition", d.message, re.I)
+    if local:
+        variable = unfolding_a_variable(ctx, local.group(1), d.line)
+        if variable:
+            return [variable]
     if tactic == "positivity":
         return _positivity(d, ctx, opening)
     if tactic == "split":
@@ -49,6 +57,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         [(n, h.type) for h in goal.hypotheses for n in h.names] if goal else []
     )
     if tactic in ("ring", "ring_nf") and goal is not None:
+        cast = _cast_of_a_compound(d.line, goal, ctx.mathlib, tactic)
+        if cast:
+            return [cast]
         division = _truncating_division(d.line, goal, scene.variable_types(), tactic)
         if division:
             return [division]
@@ -57,6 +68,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             return [found]
     proofs = proofs_of(goal.target, facts) if goal else []
     shown = f" `{shorten(goal.target, 30)}`" if goal else ""
+    stated = lemmas.instances(goal.target, facts, ctx.mathlib) if goal else []
+    if stated and not proofs:
+        return one(
+            d.line,
+            f"Do write `exact {stated[0]}` on line {d.line} instead of `{tactic}`: it {needs}, "
+            f"and that library lemma states exactly the goal{shown}.",
+        )
     if proofs and tactic in ("assumption", "contradiction", "exact?"):
         return one(
             d.line,
@@ -209,6 +227,23 @@ def _false_at_zero(target: str, domain: str, facts: list[tuple[str, str]]) -> st
     return " and ".join(f"{n} = 0" for n in names)
 
 
+_CAST_OF_COMPOUND = re.compile(r"↑\((?:[^()]|\([^()]*\))*[-+*/^](?:[^()]|\([^()]*\))*\)")
+
+
+def _cast_of_a_compound(line: int, goal: Goal, mathlib: bool, tactic: str) -> Advice | None:
+    """`ring` on `↑(n + 1) = ↑n + 1`: ring reads the cast of a sum as one unknown, so it sees
+    no `+` inside; `push_cast` moves the casts onto the variables first (Mathlib's tactic)."""
+    found = _CAST_OF_COMPOUND.search(goal.target)
+    if found is None or not mathlib:
+        return None
+    return Advice(
+        line,
+        f"Do write `push_cast` before `{tactic}` on line {line}: `{shorten(found.group(0), 20)}` "
+        f"is a cast of a whole expression, which {tactic} reads as one unknown; push_cast "
+        "moves the cast onto each variable (`↑(n + 1)` becomes `↑n + 1`), and then it is algebra.",
+    )
+
+
 def _ring(
     line: int, goal: Goal, facts: list[tuple[str, str]], types: dict[str, str], mathlib: bool
 ) -> Advice | None:
@@ -239,6 +274,13 @@ def _ring(
             )
     follows = evidence.consequence_of(goal.target, facts)
     closer = linear.closer(goal.target, facts, domain, mathlib)
+    if closer == "omega" and domain == evidence.NAT and "-" in goal.target:
+        return Advice(
+            line,
+            f"Do use `omega` on line {line} instead of `ring`: subtraction on ℕ stops at 0, so "
+            f"`{shorten(goal.target, 24)}` is no identity ring can prove; omega splits the case "
+            "where it stops at 0 and uses your hypotheses to close both.",
+        )
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return Advice(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, families, fixes, linear
-from tutor.coach.context import proofs_of, same, traced_goal
+from tutor.coach import evidence, families, fixes, lemmas, linear
+from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
     Split,
@@ -56,6 +56,37 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{projected(term)}.symm` on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
             f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
         )
+    for special in (
+        _one_intro_short(parts, d, ctx),
+        _bool_equality(parts, d),
+        _forall_body(parts, d, ctx),
+        _composition_order(parts, d, ctx),
+    ):
+        if special:
+            return [special]
+    if (
+        want_split.shape is Shape.EQ
+        and "?" not in want
+        and same(want_split.left, want_split.right)
+        and term != "rfl"
+    ):
+        # `some n = some n`: both sides are the same term, so `rfl` is the whole proof.
+        source = ctx.text.line(line).split("--", 1)[0]
+        spot = list(re.finditer(rf"(?<![\w.']){re.escape(parts.term.strip())}(?![\w'])", source))
+        fixed = (
+            (source[: spot[0].start()] + "rfl" + source[spot[0].end() :])
+            .strip()
+            .lstrip("·")
+            .strip()
+            if len(spot) == 1
+            else "rfl"
+        )
+        return one(
+            line,
+            f"Do write `{shorten(fixed, 40)}` on line {line}: this position needs "
+            f"`{shorten(want, 30)}`, whose two sides are the same, which `rfl` proves; `{term}` "
+            f"proves `{shorten(has, 24)}` instead.",
+        )
     if term == "rfl" and want_split.shape is Shape.EQ and _numeric(want):
         witness = _witness_for(d, ctx)
         if witness:
@@ -84,13 +115,19 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             "one. Use `constructor` with one `·` block per half, or `exact ⟨_, _⟩` with both "
             "proofs.",
         )
+    relative = _lemma_relative(parts, d, ctx)
+    if relative:
+        return [relative]
     related = _relatives(parts, d, ctx)
     if related:
         return related
     found = fixes.type_mismatch(d.message, scene_at(d, ctx))
     if found:
         return [Advice(at, text) for at, text in found]
-    whole = _whole_step_by_arithmetic(d, ctx)
+    built = _built_argument(parts, d, ctx)
+    if built:
+        return [built]
+    whole = _whole_step_by_arithmetic(d, ctx) or _whole_step_from_facts(parts, d, ctx)
     if whole:
         return [whole]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
@@ -298,3 +335,211 @@ def _other_premise(
                 )
             ]
     return []
+
+
+def _lemma_relative(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`dvd_mul_right a b` where `a ∣ b * a` is needed: the student's lemma, or its relative
+    with the other side (`dvd_mul_left`), instantiated so that its statement is exactly what
+    the position needs (tutor/coach/lemmas.py matches statements, not names)."""
+    head = parts.term.split()[0] if parts.term.split() else ""
+    if not any(head == lemma.name for lemma in lemmas.available(ctx.mathlib)):
+        return None
+    facts = scene_at(d, ctx).facts()
+    found = lemmas.instances(strip_sort(parts.expected), facts, ctx.mathlib, family=head)
+    if not found or same(found[0], parts.term):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    written = " ".join(parts.term.split())
+    fixed = (
+        source.replace(written, found[0], 1).strip().lstrip("·").strip()
+        if written in source
+        else found[0]
+    )
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line} instead of `{shorten(written, 24)}`: "
+        "that "
+        f"states exactly `{shorten(strip_sort(parts.expected), 24)}`, while yours states "
+        f"`{shorten(strip_sort(parts.has), 24)}`.",
+    )
+
+
+def _built_argument(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """An argument of a larger term that proves the wrong fact (`⟨x, hx, rfl⟩` where `x ∈ t`
+    is needed) while the facts in scope build the needed one (`h hx` from `h : s ⊆ t`): the
+    argument is replaced by that term, the rest of the step kept."""
+    wanted = strip_sort(parts.expected)
+    term = " ".join(parts.term.split())
+    if "?" in wanted or not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    spots = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
+    code = source.strip().lstrip("·").strip()
+    if len(spots) != 1 or re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code):
+        return None
+    # The message gives the term's own type: a name bound by a pattern is a fact here too.
+    facts = [*facts_in_scope(ctx.statement, ctx.text, d.line), (term, strip_sort(parts.has))]
+    proofs = [
+        p
+        for p in proofs_of(wanted, facts)
+        if " " in p and not p.startswith(("Classical", "fun ")) and len(p) <= 40
+    ]
+    if not proofs:
+        return None  # a bare hypothesis in its place is a swap or a choice: other rules say
+    proof = proofs[0]
+    spot = spots[0]
+    argument = proof if re.fullmatch(r"[\w'₀-₉.]+", proof) else f"({proof})"
+    fixed = (source[: spot.start()] + argument + source[spot.end() :]).strip().lstrip("·").strip()
+    fixed = re.sub(r"([⟨,]\s*)\(([^()]*)\)(\s*[,⟩])", r"\1\2\3", fixed)
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line}: this position needs "
+        f"`{shorten(wanted, 24)}`, which `{proof}` proves from your facts; `{term}` proves "
+        f"`{shorten(strip_sort(parts.has), 20)}`.",
+    )
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, index = base, 1
+    while name in taken:
+        index += 1
+        name = f"{base}{index}"
+    return name
+
+
+def _one_intro_short(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`intro hp` then `exact hp` on `p → q → p`: the term proves the conclusion once one more
+    premise is introduced, so the earlier `intro` takes one more name (`intro hp hq`)."""
+    want = split_target(strip_sort(parts.expected))
+    if want.shape is not Shape.IMPLIES or not same(want.right, strip_sort(parts.has)):
+        return None
+    previous = ctx.text.last_code_line(d.line - 1)
+    if previous is None or ctx.text.indent(previous) != ctx.text.indent(d.line):
+        return None
+    words = ctx.text.line(previous).split("--", 1)[0].strip().lstrip("·").split()
+    if not words or words[0] not in ("intro", "intros"):
+        return None
+    premise = want.left.strip()
+    taken = {n for n, _ in facts_in_scope(ctx.statement, ctx.text, d.line)} | set(words)
+    base = f"h{premise}" if re.fullmatch(r"[A-Za-z][\w']*", premise) else "h"
+    name = _fresh(base, taken)
+    return Advice(
+        previous,
+        f"Do write `{' '.join(words + [name])}` on line {previous}: the goal has one more "
+        f"premise, `{shorten(premise, 16)}`, to introduce before `{shorten(parts.term, 12)}` "
+        f"proves what is left (`{shorten(strip_sort(parts.has), 16)}`).",
+    )
+
+
+_BEQ = re.compile(r"^\((?P<a>.+?) == (?P<b>.+)\) = true$")
+
+
+def _bool_equality(parts: Mismatch, d: Diagnostic) -> Advice | None:
+    """`(a == b) = true` needed, `a = b` given: `==` is the Bool test, `=` the proposition;
+    `simp [h]` turns the first into the second (`beq_iff_eq`) and closes it with `h`."""
+    want = _BEQ.match(" ".join(strip_sort(parts.expected).split()))
+    if want is None:
+        return None
+    prop = f"{want.group('a')} = {want.group('b')}"
+    if not same(prop, strip_sort(parts.has)):
+        return None
+    term = shorten(parts.term, 12)
+    return Advice(
+        d.line,
+        f"Do write `simp [{term}]` on line {d.line}: `==` is Bool equality, a test that returns "
+        f"`true` or `false`, while `{term}` is the Prop `{shorten(prop, 20)}`; simp turns "
+        "`(a == b) = true` into `a = b` (`beq_iff_eq`) and then uses it.",
+    )
+
+
+def _forall_body(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact h` with `h : ∀ n, f n > 0` for `∀ n, f n ≠ 0`: the bodies differ, so introduce
+    the variable and prove the body from `h n` (omega does when it is linear, checked)."""
+    has = re.match(r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?,\s*(.+)$", strip_sort(parts.has))
+    want = re.match(
+        r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?,\s*(.+)$", strip_sort(parts.expected)
+    )
+    term = parts.term.strip()
+    if has is None or want is None or not re.fullmatch(r"[\w'₀-₉]+", term):
+        return None
+    name = want.group(1)
+    body = re.sub(rf"(?<![\w.']){re.escape(has.group(1))}(?![\w'])", name, has.group(2))
+    if same(body, want.group(2)):
+        return None
+    domain = evidence.domain_of_text(strip_sort(parts.expected))
+    domain = evidence.INT if domain == evidence.INT else evidence.NAT
+    if linear.omega_proves(want.group(2), [body], domain) is not True:
+        return Advice(
+            d.line,
+            f"Do start with `intro {name}` before line {d.line}, then prove "
+            f"`{shorten(want.group(2), 20)}` from `{term} {name}`: `{term}` states "
+            f"`{shorten(body, 20)}` for each `{name}`, not the goal's body.",
+        )
+    return Advice(
+        d.line,
+        f"Do write `intro {name}` and then `have := {term} {name}` and `omega` instead of line "
+        f"{d.line}: `{term} {name}` gives `{shorten(body, 20)}`, from which omega proves "
+        f"`{shorten(want.group(2), 20)}`; `{term}` itself states a different body.",
+    )
+
+
+_COMPOSED = re.compile(r"\((?P<outer>[\w'₀-₉]+) ∘ (?P<inner>[\w'₀-₉]+)\) (?P<x>[\w'₀-₉]+)")
+
+
+def _composition_order(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`h : (g ∘ f) a = (g ∘ f) b` where `f (g a) = f (g b)` is needed: `g ∘ f` applies `f`
+    first, so the injectivity facts were applied in the wrong order; `hf (hg h)` peels `g`
+    off first, then `f`."""
+    found = _COMPOSED.search(strip_sort(parts.has))
+    if found is None:
+        return None
+    outer, inner, x = found.group("outer"), found.group("inner"), found.group("x")
+    if f"{inner} ({outer} {x})" not in strip_sort(parts.expected):
+        return None
+    facts = dict(
+        (t.replace("Function.Injective", "").strip(), n)
+        for n, t in facts_in_scope(ctx.statement, ctx.text, d.line)
+        if t.startswith("Function.Injective")
+    )
+    if outer not in facts or inner not in facts:
+        return None
+    term = f"{facts[inner]} ({facts[outer]} {parts.term.strip()})"
+    applies = [
+        n
+        for n in range(1, d.line)
+        if re.fullmatch(
+            rf"\s*(?:·\s*)?apply\s+({re.escape(facts[outer])}|{re.escape(facts[inner])})\s*",
+            ctx.text.line(n),
+        )
+    ]
+    at = applies[0] if applies else d.line
+    where = f"lines {at}-{d.line}" if at != d.line else f"line {d.line}"
+    return Advice(
+        at,
+        f"Do replace {where} with `exact {term}`, the injectivity facts in the other order: "
+        f"`({outer} ∘ {inner}) {x}` is `{outer} ({inner} {x})`, so `{facts[outer]}` removes "
+        f"`{outer}` first and `{facts[inner]}` then removes `{inner}`; in the order written the "
+        f"goal became `{inner} ({outer} {x}) = …`.",
+    )
+
+
+def _whole_step_from_facts(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact hq (h hp)` after `by_contra hq` where the facts build the goal another way
+    (`h hq hp` from `h : ¬q → ¬p`): the whole `exact` is replaced by the term that is
+    checked, by the facts' types, to prove the goal at this line."""
+    source = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not source.startswith("exact "):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is None:
+        return None
+    facts = facts_in_scope(ctx.statement, ctx.text, d.line)
+    proofs = [p for p in proofs_of(goal, facts) if not p.startswith(("Classical", "fun "))]
+    if not proofs or same(f"exact {proofs[0]}", source):
+        return None
+    return Advice(
+        d.line,
+        f"Do write `exact {shorten(proofs[0], 30)}` on line {d.line}: `{shorten(parts.term, 16)}` "
+        f"proves `{shorten(strip_sort(parts.has), 16)}` where `{shorten(strip_sort(parts.expected), 16)}` "
+        f"is needed, and this term builds the goal `{shorten(goal, 16)}` from your facts.",
+    )

@@ -65,6 +65,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do add `intro {name}` before line {line}: `{name}` is bound by the ∀ in the "
             "goal and is not in the context until you introduce it.",
         )
+    variable = unfolding_a_variable(ctx, name, line)
+    if variable is not None:
+        return [variable]
     if name == "begin":
         return one(
             line,
@@ -743,3 +746,42 @@ def _built_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
         f"Do write `exact {proofs[0]}` on line {line}: nothing named `{name}` is in scope, and "
         f"this builds the goal `{shorten(goal, 24)}` from the facts you have.",
     )
+
+
+def unfolding_a_variable(ctx: Context, name: str, line: int) -> Advice | None:
+    """`unfold f` (or `simp only [f]`, `rw [f]`) where `f` is a variable of the statement, not a
+    `def`: there is no definition to unfold; what is known about `f` is a hypothesis (`hf`),
+    and that is what to rewrite with."""
+    source = ctx.text.line(line).split("--", 1)[0]
+    written = re.search(
+        rf"\b(?:unfold|delta)\b[^\n]*(?<![\w.']){re.escape(name)}(?![\w'])"
+        rf"|\[[^\]]*(?<![\w.']){re.escape(name)}(?![\w'])[^\]]*\]",
+        source,
+    )
+    variables = dict(statement_hypotheses(ctx.statement))
+    if written is None or name not in variables or not _is_value(variables[name]):
+        return None
+    about = [
+        n
+        for n, t in statement_hypotheses(ctx.statement)
+        if n != name and re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", t)
+    ]
+    if not about:
+        return Advice(
+            line,
+            f"Don't unfold `{name}` on line {line}: it is a variable of the statement, not a "
+            "`def`, so it has no definition; nothing is known about it except what the "
+            "hypotheses say.",
+        )
+    fact = about[0]
+    return Advice(
+        line,
+        f"Do write `simp only [{fact}]` (or `rw [{fact}]`) on line {line} instead: `{name}` is a "
+        f"variable of the statement, not a `def`, so there is nothing to unfold; what you know "
+        f"about it is the hypothesis `{fact}`.",
+    )
+
+
+def _is_value(typ: str) -> bool:
+    """A function or value variable (`ℕ → ℕ`, `ℝ`), not a proposition."""
+    return "Prop" not in typ and not re.search(r"[=≤<≥>≠∧∨¬↔]", typ)

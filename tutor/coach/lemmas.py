@@ -1,0 +1,153 @@
+"""Library lemmas by statement: a short table of lemmas beginners need, each with its
+explicit arguments, its premises and its conclusion as patterns (`?a` any term). It answers
+"which lemma states exactly this goal?" (`x ≤ |x|` is `le_abs_self x`) and "which relative of
+the lemma the student wrote fits?" (`min_eq_left h` where `min_eq_right h` did not), always
+by matching the statement, never by a name's spelling. Statements as in Mathlib and core Lean
+(Mathlib's `Order/Lattice`, `Algebra/Order/AbsoluteValue`, `Algebra/GroupPower/Order`,
+`Algebra/Group/Basic`, `Data/Nat/Prime/Defs`; core `Init/Data/Nat/Basic`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tutor.coach.goals import Shape, split_target
+from tutor.coach.hypotheses import match_pattern
+
+
+@dataclass(frozen=True)
+class Lemma:
+    name: str
+    args: tuple[str, ...]  # explicit value arguments, in order: metavariables of the patterns
+    premises: tuple[str, ...]  # explicit hypotheses, in order, as patterns
+    conclusion: str
+    mathlib: bool = True
+
+
+LEMMAS = (
+    Lemma("le_abs_self", ("?a",), (), "?a ≤ |?a|"),
+    Lemma("neg_abs_le", ("?a",), (), "-|?a| ≤ ?a"),
+    Lemma("abs_nonneg", ("?a",), (), "0 ≤ |?a|"),
+    Lemma("sq_nonneg", ("?a",), (), "0 ≤ ?a ^ 2"),
+    Lemma("mul_self_nonneg", ("?a",), (), "0 ≤ ?a * ?a"),
+    Lemma("abs_sub_comm", ("?a", "?b"), (), "|?a - ?b| = |?b - ?a|"),
+    Lemma("abs_of_nonneg", (), ("0 ≤ ?a",), "|?a| = ?a"),
+    Lemma("abs_of_nonpos", (), ("?a ≤ 0",), "|?a| = -?a"),
+    Lemma("min_eq_left", (), ("?a ≤ ?b",), "min ?a ?b = ?a"),
+    Lemma("min_eq_right", (), ("?b ≤ ?a",), "min ?a ?b = ?b"),
+    Lemma("max_eq_left", (), ("?b ≤ ?a",), "max ?a ?b = ?a"),
+    Lemma("max_eq_right", (), ("?a ≤ ?b",), "max ?a ?b = ?b"),
+    Lemma("le_max_left", ("?a", "?b"), (), "?a ≤ max ?a ?b"),
+    Lemma("le_max_right", ("?a", "?b"), (), "?b ≤ max ?a ?b"),
+    Lemma("min_le_left", ("?a", "?b"), (), "min ?a ?b ≤ ?a"),
+    Lemma("min_le_right", ("?a", "?b"), (), "min ?a ?b ≤ ?b"),
+    Lemma("dvd_mul_right", ("?a", "?b"), (), "?a ∣ ?a * ?b"),
+    Lemma("dvd_mul_left", ("?a", "?b"), (), "?a ∣ ?b * ?a"),
+    Lemma("two_mul", ("?a",), (), "2 * ?a = ?a + ?a"),
+    Lemma("mul_two", ("?a",), (), "?a * 2 = ?a + ?a"),
+    Lemma("Nat.Prime.two_le", (), ("Nat.Prime ?p",), "2 ≤ ?p"),
+    Lemma("Nat.le_mul_self", ("?n",), (), "?n ≤ ?n * ?n"),
+    Lemma("mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b"),
+    Lemma("mul_nonneg", (), ("0 ≤ ?a", "0 ≤ ?b"), "0 ≤ ?a * ?b"),
+    Lemma("Real.sq_sqrt", (), ("0 ≤ ?a",), "√?a ^ 2 = ?a"),
+    Lemma("Real.sqrt_nonneg", ("?a",), (), "0 ≤ √?a"),
+    Lemma("Real.exp_pos", ("?a",), (), "0 < Real.exp ?a"),
+    Lemma("Real.sqrt_sq", (), ("0 ≤ ?a",), "√(?a ^ 2) = ?a"),
+    Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
+    Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
+    Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),
+    Lemma("Nat.dvd_mul_right", ("?a", "?b"), (), "?a ∣ ?a * ?b", mathlib=False),
+    Lemma("Nat.dvd_mul_left", ("?a", "?b"), (), "?a ∣ ?b * ?a", mathlib=False),
+)
+
+_NAT_TWINS = {
+    "Nat.dvd_mul_right": "dvd_mul_right",
+    "Nat.dvd_mul_left": "dvd_mul_left",
+    "Nat.mul_pos": "mul_pos",
+}
+
+
+def available(mathlib: bool) -> list[Lemma]:
+    """The lemmas a course can name: core's always, Mathlib's only with Mathlib; a core
+    lemma Mathlib generalises is left to its general name there."""
+    if mathlib:
+        return [lemma for lemma in LEMMAS if lemma.name not in _NAT_TWINS]
+    return [lemma for lemma in LEMMAS if not lemma.mathlib]
+
+
+def _argument(term: str) -> str:
+    term = term.strip()
+    return term if re.fullmatch(r"[\w'₀-₉.]+|\(.*\)|-?\d+", term) else f"({term})"
+
+
+def _same(a: str, b: str) -> bool:
+    return oriented(a) == oriented(b)
+
+
+def oriented(prop: str) -> str:
+    """`a > b` as `b < a`, `a ≥ b` as `b ≤ a` (the same proposition in Lean: `>` is notation
+    for the flipped `<`), so statements are matched whichever way they are written."""
+    text = " ".join(prop.split())
+    split = split_target(text)
+    if split.shape in (Shape.LT, Shape.LE) and split.op in (">", "≥"):
+        return f"{split.right.strip()} {'<' if split.op == '>' else '≤'} {split.left.strip()}"
+    return text
+
+
+def instances(
+    target: str, facts: Sequence[tuple[str, str]], mathlib: bool, family: str | None = None
+) -> list[str]:
+    """Terms `lemma args hyps` that prove `target` exactly: the conclusion matches, every
+    explicit argument is bound by the match, every premise is a fact in scope. `family`
+    keeps only lemmas whose name shares the stem (`min_eq`, `dvd_mul`) of the one written."""
+    out = []
+    for lemma in available(mathlib):
+        if family is not None and _stem(lemma.name) != _stem(family):
+            continue
+        bound = match_pattern(lemma.conclusion, oriented(target))
+        if bound is None or any(a not in bound for a in lemma.args):
+            continue
+        proofs = []
+        for premise in lemma.premises:
+            wanted = _substitute(premise, bound)
+            name = next((n for n, t in facts if "✝" not in n and t and _same(t, wanted)), None)
+            if name is None or "?" in wanted:
+                break
+            proofs.append(name)
+        else:
+            parts = [lemma.name, *(_argument(bound[a]) for a in lemma.args), *proofs]
+            out.append(" ".join(parts))
+    return out
+
+
+def rewrites_for(
+    target: str, facts: Sequence[tuple[str, str]], mathlib: bool, family: str
+) -> list[str]:
+    """`min_eq_left h` for a `rw` whose lemma (`min_eq_right h`) found nothing: the relatives
+    whose premises the same facts prove and whose left side is in the goal."""
+    out = []
+    for lemma in available(mathlib):
+        if _stem(lemma.name) != _stem(family) or lemma.args or not lemma.premises:
+            continue
+        for name, typ in facts:
+            if "✝" in name or not typ:
+                continue
+            bound = match_pattern(lemma.premises[0], oriented(typ))
+            if bound is None or len(lemma.premises) != 1:
+                continue
+            left = _substitute(lemma.conclusion.split(" = ")[0], bound)
+            if "?" not in left and re.search(
+                rf"(?<![\w.']){re.escape(left)}(?![\w'])", " ".join(target.split())
+            ):
+                out.append(f"{lemma.name} {name}")
+    return out
+
+
+def _stem(name: str) -> str:
+    """`min_eq_left` → `min_eq`, `le_max_right` → `le_max`: the family, without the side."""
+    return re.sub(r"_(left|right)$", "", name.split(".")[-1])
+
+
+def _substitute(pattern: str, bound: dict[str, str]) -> str:
+    return re.sub(r"\?[\w'₀-₉]+", lambda m: _argument(bound.get(m.group(0), m.group(0))), pattern)
