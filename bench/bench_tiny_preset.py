@@ -6,7 +6,8 @@ the `train.run_training` task (in-process), as a click on Launch would.
     python bench/bench_tiny_preset.py            # both parts, a fresh temp registry
     python bench/bench_tiny_preset.py --var DIR  # reuse DIR (a converted base is reused)
 
-Prints each phase with its time stamp, then a Markdown table. The figures go into the
+Prints each phase with its time stamp, then a table (`--markdown`: bench/README.md's block,
+with the command and the machine). The figures go into the
 preset labels (webapp/console/models.py) and docs/CONSOLE.md.
 """
 
@@ -55,7 +56,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--var", default="", help="the var dir (default: a fresh temp dir)")
     parser.add_argument("--convert-only", action="store_true")
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print bench/README.md's table"
+    )
     args = parser.parse_args()
+    machine_line = md_table.machine()
     var = args.var or tempfile.mkdtemp(prefix="bench-tiny-")
     registry = Path(var) / "checkpoints"
     convert_s = convert(registry)
@@ -67,6 +72,8 @@ def main() -> None:
         wall, status, steps = console_run("SFT")
         rows.append([f"tiny SFT run, base converted ({steps} steps, {status})", f"{wall:.0f} s"])
     print(md_table.table(["what", "wall time"], rows))
+    if args.markdown:
+        md_table.print_table(["what", "wall time"], rows, machine_line)
 
 
 if __name__ == "__main__":

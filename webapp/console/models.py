@@ -35,7 +35,10 @@ class TrainingRun(QueuedWork):
 
     class Preset(models.TextChoices):
         # Measured with bench/bench_tiny_preset.py on 2 shared cores (bench/README.md).
-        TINY = "tiny", "tiny (CPU smoke run: ~5 min with SmolLM2)"
+        TINY = (
+            "tiny",
+            "tiny (CPU smoke run with SmolLM2: ~1 min on 2 free cores, ~6 min on busy ones)",
+        )
         PAPER = "paper", "paper defaults (GPU)"
 
     class Status(models.TextChoices):
@@ -53,8 +56,9 @@ class TrainingRun(QueuedWork):
         max_length=16,
         choices=Preset.choices,
         default=Preset.TINY,
-        help_text="tiny, measured on 2 shared cores: 4 SFT steps of SmolLM2 take about 5 min, "
-        "plus about 1 min the first time to convert its GGUF (seconds with a tiny test model).",
+        help_text="tiny, measured on 2 cores: 4 SFT steps of SmolLM2 take about 40 s with the "
+        "cores free and about 5 min with them busy, plus 20 s to 1 min the first time to convert "
+        "its GGUF (seconds with a tiny test model).",
     )
     steps = models.PositiveIntegerField(default=4, help_text="Optimizer steps of the whole run.")
     feedback_source = models.CharField(max_length=16, choices=FEEDBACK_SOURCES, default="fixed")
