@@ -86,10 +86,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if unnamed is not None:
         origin, form = unnamed
         also = "" if "obtain" in form else "; `assumption` also finds it"
+        maker = "`intros`" if ctx.text.line(origin).strip().startswith("intros") else "Lean"
         return one(
             origin,
             f"Do name the hypothesis where it is made: write {form} on line {origin}. "
-            f"Without names Lean makes up inaccessible ones (shown with ✝) that you cannot "
+            f"Without names {maker} makes up inaccessible ones (shown with ✝) that you cannot "
             f"type, so `{name}` is unknown on line {line}{also}.",
         )
     consumed = _taken_apart(ctx, name, line)
