@@ -216,6 +216,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
+        part = _conjunction_part(line, applied, conclusion, goal.target, facts)
+        if part is not None:
+            return [part]
     if goal is not None:
         chained = _by_arithmetic(line, goal, scene, ctx)
         if chained:
@@ -233,6 +236,39 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
     )
+
+
+def _conjunction_part(
+    line: int, applied: str, conclusion: str, target: str, facts: list[tuple[str, str]]
+) -> Advice | None:
+    """`apply h` with `h : p → q ∧ r` on the goal `r`: the conclusion is a conjunction whose
+    part is the goal, so the step is that part of what `h` gives (`(h hp).2`)."""
+    split = split_target(conclusion)
+    if split.shape is not Shape.AND:
+        return None
+    index = next(
+        (i for i, side in ((1, split.left), (2, split.right)) if same(side, target)), None
+    )
+    if index is None:
+        return None
+    which = "left (`.1`)" if index == 1 else "right (`.2`)"
+    why = (
+        f"the conclusion `{shorten(conclusion, 20)}` of `{applied or 'the term'}` is a "
+        f"conjunction, and the goal `{shorten(target, 20)}` is its {which} component"
+    )
+    # The premises of the applied fact, each proved by a hypothesis, give the whole term.
+    rest, arguments = dict(facts).get(applied, ""), []
+    while rest and not same(rest, conclusion):
+        arrow = split_target(rest)
+        proofs = proofs_of(arrow.left, facts) if arrow.shape is Shape.IMPLIES else []
+        if not proofs:
+            return Advice(line, f"Do take one part on line {line}: {why}.")
+        arguments.append(as_argument(proofs[0]))
+        rest = arrow.right
+    if not applied or not rest:
+        return Advice(line, f"Do take one part on line {line}: {why}.")
+    term = f"({applied} {' '.join(arguments)}).{index}" if arguments else f"{applied}.{index}"
+    return Advice(line, f"Do write `exact {term}` on line {line} instead: {why}.")
 
 
 def _by_arithmetic(line: int, goal: Goal, scene: fixes.Scene, ctx: Context) -> Advice | None:
