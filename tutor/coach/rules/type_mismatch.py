@@ -57,6 +57,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
         )
     for special in (
+        _wrong_instance(parts, d, ctx),
         _one_intro_short(parts, d, ctx),
         _bool_equality(parts, d),
         _forall_body(parts, d, ctx),
@@ -542,4 +543,41 @@ def _whole_step_from_facts(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advi
         f"Do write `exact {shorten(proofs[0], 30)}` on line {d.line}: `{shorten(parts.term, 16)}` "
         f"proves `{shorten(strip_sort(parts.has), 16)}` where `{shorten(strip_sort(parts.expected), 16)}` "
         f"is needed, and this term builds the goal `{shorten(goal, 16)}` from your facts.",
+    )
+
+
+_TOKEN = re.compile(r"[\w.'₀-₉]+|\S")
+
+
+def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`h 2 h3` with `h : ∀ n, n > 0 → P n` and `h3 : 3 > 0`: the argument's type differs from
+    the expected one in a single value, `3` for `2`, and that `2` is an earlier explicit
+    argument of the same application: `h` was instantiated at the wrong value."""
+    if not parts.application:
+        return None
+    has, want = _TOKEN.findall(parts.has), _TOKEN.findall(parts.expected)
+    if len(has) != len(want):
+        return None
+    pairs = {(a, b) for a, b in zip(has, want, strict=True) if a != b}
+    if len(pairs) != 1:
+        return None
+    (meant, written), = pairs
+    words = parts.application.split()
+    if parts.term.strip() not in words or written not in words[1 : words.index(parts.term.strip())]:
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is not None and (written in _TOKEN.findall(goal) or meant not in _TOKEN.findall(goal)):
+        return None
+    fixed = list(words)
+    fixed[words.index(written, 1)] = meant
+    source = ctx.text.line(d.line)
+    step = " ".join(fixed)
+    if parts.application in source:
+        step = source.replace(parts.application, step).strip().lstrip("·").strip()
+    about = f" and the goal is about `{meant}`" if goal is not None else ""
+    return Advice(
+        d.line,
+        f"Do write `{shorten(step, 40)}` on line {d.line}: instantiate `{words[0]}` at "
+        f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
+        f"`{shorten(parts.has, 20)}`{about}.",
     )
