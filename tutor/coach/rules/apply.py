@@ -66,6 +66,16 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"into `{negated} {split.op} {split.left[1:-1]} ∧ {split.left[1:-1]} {split.op} "
             f"{split.right}`, which `constructor` then splits.",
         )
+    subset = re.fullmatch(r"(.+?)\s*⊆\s*(.+)", goals[0].target.strip()) if goals else None
+    if subset:
+        # `A ⊆ B` unfolds to `∀ x, x ∈ A → x ∈ B`: an implication under a ∀, not a pair.
+        return one(
+            d.line,
+            f"Do write `intro x hx` on line {d.line} instead of `constructor`: "
+            f"`{shorten(goals[0].target, 24)}` means every element of `{shorten(subset.group(1), 16)}` "
+            f"is in `{shorten(subset.group(2), 16)}` (`∀ x, x ∈ … → x ∈ …`), so you take an "
+            "element `x` and its membership `hx`.",
+        )
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
