@@ -46,8 +46,12 @@ def test_a_long_conversion_says_it_is_still_going() -> None:
 
     from training.default_model import with_heartbeat
 
+    def slow() -> int:
+        time.sleep(0.35)
+        return 42
+
     said: list[str] = []
-    result = with_heartbeat(lambda: time.sleep(0.35) or 42, "converting", said.append, 0.1)
+    result = with_heartbeat(slow, "converting", said.append, 0.1)
     assert result == 42 and len(said) >= 2 and all(s.endswith("s so far") for s in said)
 
 
