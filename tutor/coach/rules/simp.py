@@ -218,7 +218,8 @@ def _mentions(text: str, name: str) -> bool:
 
 def _premise_in_context(d: Diagnostic, ctx: Context, scene: fixes.Scene) -> Advice | None:
     """`simp at h` with `h : p → q` and `hp : p` in scope: simp does not use `hp` unless told,
-    so `h` stays; `h hp` proves `q` (the goal, when it is), else `simp [hp] at h`."""
+    so `h` stays; `h hp` proves `q` (the goal, when it is), else `simp [hp] at h`. With
+    `h : a = b` for the goal `b = a`, simp has nothing to do: `h.symm` is the goal."""
     written = re.fullmatch(r"simp at ([\w'₀-₉]+)", ctx.text.line(d.line).strip())
     if written is None:
         return None
@@ -226,12 +227,29 @@ def _premise_in_context(d: Diagnostic, ctx: Context, scene: fixes.Scene) -> Advi
     facts = scene.facts()
     typ = dict(facts).get(name, "")
     split = split_target(typ)
+    goal = context.traced_goal(ctx.statement, ctx.text, d.line)
+    wanted = split_target(goal) if goal else None
+    if (
+        split.shape is Shape.EQ
+        and wanted is not None
+        and wanted.shape is Shape.EQ
+        and context.same(split.left, wanted.right)
+        and context.same(split.right, wanted.left)
+        and not context.same(split.left, split.right)
+    ):
+        # `h : a = b` for the goal `b = a`: nothing for simp to do to `h`; read backwards, it
+        # is the goal.
+        return Advice(
+            d.line,
+            f"Do write `exact {name}.symm` on line {d.line} instead of `simp at {name}`: "
+            f"`{name} : {shorten(typ, 24)}` is the goal read backwards (the sides swapped), "
+            "and `.symm` reverses it; simp had nothing to simplify.",
+        )
     if split.shape is not Shape.IMPLIES:
         return None
     proof = next((n for n, t in facts if n != name and context.same(t, split.left)), None)
     if proof is None:
         return None
-    goal = context.traced_goal(ctx.statement, ctx.text, d.line)
     why = (
         f"`simp at {name}` does not use your hypothesis `{proof}`, so it cannot simplify "
         f"`{name} : {shorten(typ, 24)}`"

@@ -58,6 +58,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     for special in (
         _wrong_instance(parts, d, ctx),
+        _other_side_of_or(parts, d, ctx),
         _one_intro_short(parts, d, ctx),
         _bool_equality(parts, d),
         _forall_body(parts, d, ctx),
@@ -580,4 +581,38 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         f"Do write `{shorten(step, 40)}` on line {d.line}: instantiate `{words[0]}` at "
         f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
         f"`{shorten(parts.has, 20)}`{about}.",
+    )
+
+
+_SIDE = re.compile(r"(?<![\w.])(left|right)(?=\s*(;|<;>|$))")
+
+
+def _other_side_of_or(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`right; exact hq` on `q ∨ p`: `right` chose `p`, while `hq : q` proves the left side:
+    the other side of the ∨ was meant (`left`)."""
+    number = d.line
+    code = ctx.text.line(number).split("--", 1)[0]
+    chosen = _SIDE.search(code.split("exact", 1)[0]) if "exact" in code else None
+    if chosen is None and number > 1:
+        number -= 1
+        code = ctx.text.line(number).split("--", 1)[0]
+        chosen = re.fullmatch(r"\s*[·.]?\s*(left|right)\s*", code)
+    if chosen is None:
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, number)
+    split = split_target(goal) if goal else None
+    if split is None or split.shape is not Shape.OR:
+        return None
+    side = chosen.group(1)
+    other, other_part, this_part = (
+        ("left", split.left, split.right) if side == "right" else ("right", split.right, split.left)
+    )
+    has = strip_sort(parts.has)
+    if not same(has, other_part) or same(has, this_part):
+        return None
+    return Advice(
+        number,
+        f"Do use `{other}` instead of `{side}` on line {number}: `{shorten(parts.term, 16)}` "
+        f"proves `{shorten(has, 16)}`, the {other} side of `{shorten(goal or '', 24)}`, and "
+        f"`{side}` chose the {side} side.",
     )
