@@ -256,9 +256,7 @@ def _conjunction_part(
     split = split_target(conclusion)
     if split.shape is not Shape.AND:
         return None
-    index = next(
-        (i for i, side in ((1, split.left), (2, split.right)) if same(side, target)), None
-    )
+    index = next((i for i, side in ((1, split.left), (2, split.right)) if same(side, target)), None)
     if index is None:
         return None
     which = "left (`.1`)" if index == 1 else "right (`.2`)"

@@ -266,8 +266,8 @@ def _with_library_facts(
         listed = ", ".join(terms)
         return Advice(
             line,
-            f"Do write `linarith [{listed}]` on line {line}: linarith treats `|x|`, squares "
-            "and products as unknowns it cannot see inside, and with "
+            f"Do write `linarith [{listed}]` on line {line}: linarith treats `|x|`, squares, "
+            "products and functions (`Real.exp`, `max`) as unknowns it cannot see inside, and with "
             f"{'this fact' if len(terms) == 1 else 'these facts'} the goal is a linear "
             "combination.",
         )

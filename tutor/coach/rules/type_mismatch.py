@@ -562,7 +562,7 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
     pairs = {(a, b) for a, b in zip(has, want, strict=True) if a != b}
     if len(pairs) != 1:
         return None
-    (meant, written), = pairs
+    ((meant, written),) = pairs
     words = parts.application.split()
     if parts.term.strip() not in words or written not in words[1 : words.index(parts.term.strip())]:
         return None
