@@ -142,6 +142,12 @@ NAMESPACED_FUNCTIONS = {
 
 # Mathlib lemma names that exist under these spellings (for attempts that import Mathlib).
 MATHLIB_LEMMAS = [
+    # multiplying an inequality by a nonnegative (positive) factor on the left or the right
+    # (Mathlib/Algebra/Order/GroupWithZero/Unbundled/Defs.lean)
+    "mul_le_mul_of_nonneg_left",
+    "mul_le_mul_of_nonneg_right",
+    "mul_lt_mul_of_pos_left",
+    "mul_lt_mul_of_pos_right",
     # max / min (Mathlib/Order/Lattice.lean, Order/MinMax.lean) and division by a nonzero
     "max_le",
     "max_lt",

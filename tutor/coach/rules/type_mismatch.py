@@ -59,6 +59,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     for special in (
         _wrong_instance(parts, d, ctx),
         _other_side_of_or(parts, d, ctx),
+        _mirrored_lemma(parts, d, ctx),
         _one_intro_short(parts, d, ctx),
         _bool_equality(parts, d),
         _forall_body(parts, d, ctx),
@@ -616,3 +617,36 @@ def _other_side_of_or(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | 
         f"proves `{shorten(has, 16)}`, the {other} side of `{shorten(goal or '', 24)}`, and "
         f"`{side}` chose the {side} side.",
     )
+
+
+def _mirrored_lemma(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`mul_le_mul_of_nonneg_left h hc : c * a ≤ c * b` where `a * c ≤ b * c` is needed: the
+    same fact with each product's factors swapped, which the `_right` twin of the lemma states."""
+    words = parts.term.split()
+    head = words[0] if words else ""
+    side = re.search(r"_(left|right)$", head)
+    if side is None:
+        return None
+    twin = head[: side.start()] + ("_right" if side.group(1) == "left" else "_left")
+    if not evidence.in_library(twin, ctx.mathlib):
+        return None
+    has, want = split_target(strip_sort(parts.has)), split_target(strip_sort(parts.expected))
+    if has.op != want.op or not has.op:
+        return None
+    pairs = ((has.left, want.left), (has.right, want.right))
+    if not all(_factors_swapped(a, b) for a, b in pairs):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    fixed = source.replace(head, twin, 1).strip().lstrip("·").strip() if head in source else twin
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line}: `{head}` multiplies on the "
+        f"{side.group(1)} (`{shorten(strip_sort(parts.has), 20)}`), and the goal needs the "
+        f"factor on the other side; the {twin.rsplit('_', 1)[1]} version `{twin}` gives it.",
+    )
+
+
+def _factors_swapped(a: str, b: str) -> bool:
+    """`c * a` and `a * c`: one product of two factors, in the other order."""
+    x, y = a.strip().split(" * "), b.strip().split(" * ")
+    return len(x) == 2 and x == y[::-1] and x[0] != x[1]
