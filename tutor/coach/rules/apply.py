@@ -229,6 +229,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         part = _conjunction_part(line, applied, conclusion, goal.target, facts)
         if part is not None:
             return [part]
+        shaped = _steps_apart(line, applied, conclusion, goal.target) or _extra_term(
+            line, applied, conclusion, goal.target, d.message
+        )
+        if shaped is not None:
+            return [shaped]
     if goal is not None:
         chained = _by_arithmetic(line, goal, scene, ctx)
         if chained:
@@ -246,6 +251,95 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
     )
+
+
+def _instance(conclusion: str, target: str) -> str | None:
+    """The value `v` for the conclusion's one placeholder (`?x`) that makes it `target`."""
+    holes = set(re.findall(r"\?[\w'₀-₉]+", conclusion))
+    if len(holes) != 1:
+        return None
+    hole = holes.pop()
+    wanted = " ".join(target.split())
+    for value in dict.fromkeys(re.findall(r"[\w'₀-₉.]+|\([^()]*\)", target)):
+        if " ".join(conclusion.replace(hole, value).split()) == wanted:
+            return value
+    return None
+
+
+def _steps_apart(line: int, applied: str, conclusion: str, target: str) -> Advice | None:
+    """`hf : ∀ x, f x ≤ f (x + 1)` on the goal `f a ≤ f (a + 2)`: one application moves one
+    step; the goal is two (or more) steps, so `hf` is chained with `le_trans`."""
+    holes = set(re.findall(r"\?[\w'₀-₉]+", conclusion))
+    if len(holes) != 1 or not applied:
+        return None
+    hole = holes.pop()
+    step = f"{hole} + 1"
+    if step not in conclusion or split_target(conclusion).op not in ("≤", "<"):
+        return None
+    for steps in (2,):
+        shifted = re.sub(r"\s*\+\s*" + str(steps) + r"\b", " + 1", target)
+        value = _instance(conclusion, shifted) if shifted != target else None
+        if value is None or not re.fullmatch(r"[\w'₀-₉]+", value):
+            continue
+        if " ".join(
+            conclusion.replace(step, f"{value} + {steps}").replace(hole, value).split()
+        ) != (" ".join(target.split())):
+            continue
+        chain = "le_trans" if split_target(conclusion).op == "≤" else "lt_trans"
+        return Advice(
+            line,
+            f"Do chain two steps of `{applied}` on line {line}: it moves from `x` to `x + 1` "
+            f"only, and the goal goes from `{value}` to `{value} + 2`; "
+            f"`{chain} ({applied} {value}) ({applied} ({value} + 1))` proves it, with "
+            f"`{value} + 1 + 1` for `{value} + 2`.",
+        )
+    return None
+
+
+_FULL_TYPE = re.compile(r"full type of `?[^`\n]*`? is\s*\n\s+([^\n]+)")
+
+
+def _extra_term(
+    line: int, applied: str, conclusion: str, target: str, message: str
+) -> Advice | None:
+    """`hf : ∀ x, 0 ≤ x → 0 ≤ f x` on `0 ≤ f 2 + 1`: the goal is the conclusion's instance
+    plus an extra term, so `apply` cannot match it; the instance is a fact for linarith."""
+    extra = re.fullmatch(r"(.+?)\s*\+\s*(\d+)", target.strip())
+    if extra is None or not applied:
+        return None
+    value = _instance(conclusion, extra.group(1))
+    if value is None:
+        return None
+    why = (
+        f"the goal `{shorten(target, 20)}` does not match the form of `{applied}`'s conclusion "
+        f"`{shorten(conclusion, 16)}`: it has an extra `+ {extra.group(2)}`"
+    )
+    full = _FULL_TYPE.search(message)
+    premises = _numeric_premises(full.group(1), value) if full else None
+    if premises is None:
+        return Advice(
+            line,
+            f"Do get `{applied} {value}` as a fact on line {line} and finish with linarith: {why}.",
+        )
+    fact = f"{applied} {value}" + " (by norm_num)" * premises
+    return Advice(line, f"Do write `linarith [{fact}]` on line {line} instead: {why}.")
+
+
+def _numeric_premises(full: str, value: str) -> int | None:
+    """How many premises `∀ x, 0 ≤ x → …` has, when each one, at `value`, is a true numeral
+    claim (`0 ≤ 2`) that `norm_num` proves; None otherwise."""
+    body = re.sub(r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?\s*,\s*", "", full.strip())
+    variable = re.match(r"∀\s*\(?([\w'₀-₉]+)", full.strip())
+    if variable is None or body == full.strip():
+        return None
+    parts = [p.strip() for p in body.split("→")]
+    count = 0
+    for premise in parts[:-1]:
+        claim = re.sub(rf"(?<![\w.']){re.escape(variable.group(1))}(?![\w'])", value, premise)
+        if evidence.holds(claim, evidence.REAL) is not True:
+            return None
+        count += 1
+    return count
 
 
 def _conjunction_part(

@@ -158,7 +158,9 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
         # positivity reads `a - b` from its parts only, and `b` being smaller is a hypothesis.
         used = list(
             dict.fromkeys(
-                n for n, t in facts if t and "✝" not in n and n != "_" and not fixes.is_value_type(t)
+                n
+                for n, t in facts
+                if t and "✝" not in n and n != "_" and not fixes.is_value_type(t)
             )
         )[:2]
         named = ", ".join(f"`{n}`" for n in used) or "your hypotheses"
