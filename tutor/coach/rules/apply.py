@@ -229,8 +229,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         part = _conjunction_part(line, applied, conclusion, goal.target, facts)
         if part is not None:
             return [part]
-        shaped = _steps_apart(line, applied, conclusion, goal.target) or _extra_term(
-            line, applied, conclusion, goal.target, d.message
+        shaped = _steps_apart(line, applied, conclusion, goal.target) or (
+            _extra_term(line, applied, conclusion, goal.target, d.message) if ctx.mathlib else None
         )
         if shaped is not None:
             return [shaped]
@@ -305,8 +305,12 @@ def _extra_term(
     """`hf : ∀ x, 0 ≤ x → 0 ≤ f x` on `0 ≤ f 2 + 1`: the goal is the conclusion's instance
     plus an extra term, so `apply` cannot match it; the instance is a fact for linarith."""
     extra = re.fullmatch(r"(.+?)\s*\+\s*(\d+)", target.strip())
-    if extra is None or not applied:
-        return None
+    if (
+        extra is None
+        or not applied
+        or re.fullmatch(r"\?[\w'₀-₉]+", split_target(conclusion).right.strip())
+    ):
+        return None  # a bare placeholder side (`?n ≤ ?n`) takes any term: no extra term to name
     value = _instance(conclusion, extra.group(1))
     if value is None:
         return None
