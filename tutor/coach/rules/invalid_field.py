@@ -117,7 +117,7 @@ def _other_structure(
         return Advice(
             d.line,
             f"Do try `{fixed.strip()}` on line {d.line}: `{name} : {shorten(typ, 20)}` is an "
-            f"{what}, whose parts are `.{parts[0]}` and `.{parts[1]}` (`.1`, `.2`); "
+            f"{what}, whose parts are `{name}.{parts[0]}` and `{name}.{parts[1]}` (`.1`, `.2`); "
             f"`.{written}` is a part of {'an ↔' if shape is Shape.AND else 'an ∧'}.",
         )
     return Advice(
