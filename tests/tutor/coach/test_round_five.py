@@ -133,8 +133,7 @@ def test_a_statement_written_as_a_field_points_to_the_hypothesis_that_proves_it(
 
 def test_the_open_direction_of_an_iff_is_named() -> None:
     attempt = (
-        "theorem t (a b : Prop) : a ∨ b ↔ b ∨ a := by\n  constructor\n"
-        "  · intro h\n    exact h.symm"
+        "theorem t (a b : Prop) : a ∨ b ↔ b ∨ a := by\n  constructor\n  · intro h\n    exact h.symm"
     )
     message = "unsolved goals\ncase mpr\na b : Prop\n⊢ b ∨ a → a ∨ b"
     text = coach(attempt, lean(1, 41, message))
@@ -142,9 +141,7 @@ def test_the_open_direction_of_an_iff_is_named() -> None:
 
 
 def test_a_missing_alternative_is_said_to_be_missing() -> None:
-    attempt = (
-        "theorem t (o : Option Nat) : o = o := by\n  cases o with\n  | some k => rfl"
-    )
+    attempt = "theorem t (o : Option Nat) : o = o := by\n  cases o with\n  | some k => rfl"
     text = coach(attempt, lean(2, 2, "Alternative `none` has not been provided"))
     assert "the `none` case is missing" in text
 
@@ -194,15 +191,15 @@ def test_apply_of_a_one_step_fact_on_a_two_step_goal_chains_it() -> None:
         "  apply hg"
     )
     context = "g : ℝ → ℝ\nhg : ∀ (y : ℝ), g y ≤ g (y + 1)\nb : ℝ"
-    message = unify("hg", "g ?y ≤ g (?y + 1)", "g b ≤ g (b + 2)", "∀ (y : ℝ), g y ≤ g (y + 1)", context)
+    message = unify(
+        "hg", "g ?y ≤ g (?y + 1)", "g b ≤ g (b + 2)", "∀ (y : ℝ), g y ≤ g (y + 1)", context
+    )
     text = coach(attempt, lean(2, 2, message), mathlib=True)
     assert "chain two steps of `hg`" in text and "`le_trans (hg b) (hg (b + 1))`" in text
 
 
 def test_apply_on_the_goal_plus_a_constant_gives_the_instance_to_linarith() -> None:
-    attempt = (
-        "theorem t (g : ℝ → ℝ) (hg : ∀ y, 1 ≤ y → 0 ≤ g y) : 0 ≤ g 3 + 2 := by\n  apply hg"
-    )
+    attempt = "theorem t (g : ℝ → ℝ) (hg : ∀ y, 1 ≤ y → 0 ≤ g y) : 0 ≤ g 3 + 2 := by\n  apply hg"
     context = "g : ℝ → ℝ\nhg : ∀ (y : ℝ), 1 ≤ y → 0 ≤ g y"
     message = unify("hg", "0 ≤ g ?y", "0 ≤ g 3 + 2", "∀ (y : ℝ), 1 ≤ y → 0 ≤ g y", context)
     text = coach(attempt, lean(2, 2, message), mathlib=True)
@@ -231,7 +228,9 @@ def test_constructor_on_a_subset_introduces_an_element() -> None:
 
 
 def test_a_forall_instantiated_at_the_wrong_value() -> None:
-    attempt = "theorem t (Q : Nat → Prop) (h : ∀ n, n < 9 → Q n) (h5 : 5 < 9) : Q 5 := by\n  exact h 4 h5"
+    attempt = (
+        "theorem t (Q : Nat → Prop) (h : ∀ n, n < 9 → Q n) (h5 : 5 < 9) : Q 5 := by\n  exact h 4 h5"
+    )
     message = (
         "Application type mismatch: The argument\n  h5\nhas type\n  5 < 9\nbut is expected to "
         "have type\n  4 < 9\nin the application\n  h 4 h5"
@@ -361,9 +360,7 @@ def test_a_calc_chain_written_backwards() -> None:
         "theorem t (a b : Nat) (h : a = b + 3) : a + 1 = b + 4 := by\n"
         "  calc b + 4 = b + 3 + 1 := by omega\n    _ = a + 1 := by rw [h]"
     )
-    message = (
-        "invalid 'calc' step, left-hand side is\n  b + 4 : Nat\nbut is expected to be\n  a + 1 : Nat"
-    )
+    message = "invalid 'calc' step, left-hand side is\n  b + 4 : Nat\nbut is expected to be\n  a + 1 : Nat"
     text = coach(attempt, lean(2, 7, message))
     assert "start the calc chain from `a + 1`" in text and "backwards" in text
 

@@ -29,7 +29,6 @@ from tutor.coach.rules.base import (
 from tutor.coach.source import AttemptText
 from tutor.lean.types import Diagnostic
 
-
 _IFF_DIRECTIONS = {"mp": "left-to-right", "mpr": "right-to-left"}
 
 
