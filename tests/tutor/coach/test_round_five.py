@@ -372,3 +372,9 @@ def test_a_sorry_is_said_to_still_stand_in_for_a_proof() -> None:
     )
     text = coach(attempt, lean(1, 8, "declaration uses `sorry`", severity="warning"))
     assert "`sorry` still stands in for a missing proof" in text
+
+
+def test_an_underscore_binder_is_not_blamed_for_a_typo_of_a_name_in_scope() -> None:
+    attempt = "theorem t (a b : Prop) (hab : a → b) : a → b := by\n  exact fun _ => hba"
+    text = coach(attempt, lean(2, 17, "Unknown identifier `hba`"))
+    assert "`_` binder" not in text

@@ -191,7 +191,16 @@ def _local_names_include(ctx: Context, name: str, line: int) -> bool:
 
 def _underscore_binder(ctx: Context, name: str, line: int) -> Advice | None:
     """`fun _ => ⟨hq, hp⟩`: the premise was bound as `_`, so the name used for it is unbound;
-    naming the binder is the fix (one `_` binder on the line or in an `intro _` just above)."""
+    naming the binder is the fix (one `_` binder on the line or in an `intro _` just above).
+    Never when a name in scope of the same length, one edit away, is not already used on the
+    line: that reads as a typo of it instead."""
+    used = set(re.findall(r"[\w'₀-₉]+", ctx.text.line(line)))
+    if any(
+        len(n) == len(name) and damerau_levenshtein(name.lower(), n.lower()) <= 1 and n not in used
+        for n, _ in _local_names(ctx, line)
+        if n != name and "✝" not in n
+    ):
+        return None
     for number in range(line, 0, -1):
         code = ctx.text.line(number).split("--", 1)[0]
         if number < line and re.match(r"\s*(theorem|lemma|example)\b", code):
