@@ -378,3 +378,10 @@ def test_an_underscore_binder_is_not_blamed_for_a_typo_of_a_name_in_scope() -> N
     attempt = "theorem t (a b : Prop) (hab : a → b) : a → b := by\n  exact fun _ => hba"
     text = coach(attempt, lean(2, 17, "Unknown identifier `hba`"))
     assert "`_` binder" not in text
+
+
+def test_an_apply_that_cannot_unify_names_both_statements() -> None:
+    attempt = "theorem t (a b : Prop) (f : b → a) (hb : b) : b ∧ a := by\n  apply f"
+    context = "a b : Prop\nf : b → a\nhb : b"
+    text = coach(attempt, lean(2, 2, unify("f", "a", "b ∧ a", "b → a", context)))
+    assert "the conclusion of `f`, `a`, does not match the goal `b ∧ a`" in text

@@ -246,6 +246,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{step}` on line {line} instead: the lemma cannot be applied because "
             f"{why}, and `{shorten(goal.target if goal else '', 30)}` is linear arithmetic.",
         )
+    if unify and goal is not None and applied:
+        # Say exactly which two statements failed to match: a teacher's first question.
+        return one(
+            line,
+            f"Do check the step on line {line}: the conclusion of `{shorten(applied, 20)}`, "
+            f"`{shorten(conclusion, 24)}`, does not match the goal `{shorten(goal.target, 24)}`, "
+            "so apply cannot use it. Find a hypothesis or lemma whose conclusion is the goal "
+            "(`exact?` searches).",
+        )
     return one(
         line,
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
