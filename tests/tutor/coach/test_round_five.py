@@ -385,3 +385,11 @@ def test_an_apply_that_cannot_unify_names_both_statements() -> None:
     context = "a b : Prop\nf : b → a\nhb : b"
     text = coach(attempt, lean(2, 2, unify("f", "a", "b ∧ a", "b → a", context)))
     assert "the conclusion of `f`, `a`, does not match the goal `b ∧ a`" in text
+
+
+def test_a_negative_numeral_on_natural_numbers_is_not_read_forever() -> None:
+    # `-3` is no subtraction omega splits: the checker says it cannot read it (it used to
+    # recurse until Python's limit, and the student got only the neutral hint).
+    from tutor.coach import linear
+
+    assert linear.omega_proves("7 - 10 = -3", [], linear.NAT) is None
