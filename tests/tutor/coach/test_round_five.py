@@ -393,3 +393,13 @@ def test_a_negative_numeral_on_natural_numbers_is_not_read_forever() -> None:
     from tutor.coach import linear
 
     assert linear.omega_proves("7 - 10 = -3", [], linear.NAT) is None
+
+
+def test_a_forall_rewrite_at_a_value_the_goal_does_not_have() -> None:
+    attempt = "theorem t (g : ℕ → ℕ) (hg : ∀ k, g k = 2 * k) : g 5 = 10 := by\n  rw [hg 4]"
+    message = (
+        "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  g 4\nin the "
+        "target expression\n  g 5 = 10\n\ng : ℕ → ℕ\nhg : ∀ (k : ℕ), g k = 2 * k\n⊢ g 5 = 10"
+    )
+    text = coach(attempt, lean(2, 6, message))
+    assert "`rw [hg 5]`" in text and "at `5`, not `4`" in text
