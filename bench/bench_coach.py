@@ -37,6 +37,12 @@ The parts and their provenance:
 - fresh3: set D, bench/data/coach_fresh3.jsonl (round 11), written blind the same way
   (bench/data/coach_fresh3.README.md); first measured blind at 58/80 right, 0 wrong, 22 "I
   don't know"; tuning data since (in-sample). Printed as its own part and by library.
+- fresh4: set E, bench/data/coach_fresh4.jsonl (round 12), written blind the same way
+  (bench/data/coach_fresh4.README.md); first measured blind at 43/60 right, 0 wrong, 17 "I
+  don't know"; tuning data since (in-sample). Printed as its own part and by library.
+- fresh5: set F, bench/data/coach_fresh5.jsonl (round 13, mostly Mathlib), written blind the
+  same way (bench/data/coach_fresh5.README.md); first measured blind at 42/60 right, 0 wrong,
+  18 "I don't know"; tuning data since (in-sample). Printed as its own part and by library.
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -262,6 +268,20 @@ FRESH3_PROVENANCE = (
     "round 11: first measured blind at 58/80 right, 0 wrong, 22 I don't know; "
     "tuning data since (in-sample)"
 )
+# Set E: written blind the same way, measured once unseen, then opened as tuning data
+# (bench/data/coach_fresh4.README.md); its later figures are in-sample.
+FRESH4 = ROOT / "bench/data/coach_fresh4.jsonl"
+FRESH4_PROVENANCE = (
+    "round 12: first measured blind at 43/60 right, 0 wrong, 17 I don't know; "
+    "tuning data since (in-sample)"
+)
+# Set F: written blind the same way, measured once unseen, then opened as tuning data
+# (bench/data/coach_fresh5.README.md); its later figures are in-sample.
+FRESH5 = ROOT / "bench/data/coach_fresh5.jsonl"
+FRESH5_PROVENANCE = (
+    "round 13: first measured blind at 42/60 right, 0 wrong, 18 I don't know; "
+    "tuning data since (in-sample)"
+)
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).
 EXPLAIN_WORDS = {
@@ -341,7 +361,7 @@ def run_advice(coach: Any, entries: list[dict[str, Any]]) -> dict[str, AdviceRow
     return rows
 
 
-ADVICE_PARTS = ("tuning", "heldout", "fresh", "fresh2", "fresh3", "all")
+ADVICE_PARTS = ("tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all")
 
 
 def _ratio(value: int, base: int) -> str:
@@ -415,8 +435,8 @@ def print_fresh(
     provenance: str = FRESH_PROVENANCE,
     path: Path = FRESH,
 ) -> None:
-    """A blind set (B; C as part `fresh2`; D as `fresh3`) by library, with the kind-only baseline measured
-    in this run."""
+    """A blind set (B; C to F as parts `fresh2` to `fresh5`) by library, with the kind-only
+    baseline measured in this run."""
     if not fresh:
         print(f"\n{part} ({label}): missing ({path.relative_to(ROOT)} not in this checkout)")
         return
@@ -613,15 +633,19 @@ def main() -> int:
     fresh = load_fresh(FRESH)
     fresh2 = load_fresh(FRESH2, "fresh2")
     fresh3 = load_fresh(FRESH3, "fresh3")
+    fresh4 = load_fresh(FRESH4, "fresh4")
+    fresh5 = load_fresh(FRESH5, "fresh5")
     print(
         f"\nadvice correctness: {len(advice)} labelled mistakes "
         f"({sum(e['split'] == 'heldout' for e in advice)} held out); wording from the "
         f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; "
         f"plus set B, {len(fresh)} cases in part 'fresh' ({FRESH_PROVENANCE}); "
         f"plus set C, {len(fresh2)} cases in part 'fresh2' ({FRESH2_PROVENANCE}); "
-        f"plus set D, {len(fresh3)} cases in part 'fresh3' ({FRESH3_PROVENANCE})"
+        f"plus set D, {len(fresh3)} cases in part 'fresh3' ({FRESH3_PROVENANCE}); "
+        f"plus set E, {len(fresh4)} cases in part 'fresh4' ({FRESH4_PROVENANCE}); "
+        f"plus set F, {len(fresh5)} cases in part 'fresh5' ({FRESH5_PROVENANCE})"
     )
-    advice = advice + fresh + fresh2 + fresh3
+    advice = advice + fresh + fresh2 + fresh3 + fresh4 + fresh5
     table = []
     for name, coach, cleanup in advice_sources():
         table.append((name, run_advice(coach, advice)))
@@ -640,7 +664,7 @@ def main() -> int:
                 f"wrong {cases.wrong}/{cases.n}, idk {cases.idk}/{cases.n}"
             )
     print("targets on held-out: right >= 90%, wrong <= 3%")
-    for part in ("heldout", "tuning", "fresh", "fresh2", "fresh3"):
+    for part in ("heldout", "tuning", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
         row = compiler_rows.get(part)
         if row is None:
             continue
@@ -652,6 +676,8 @@ def main() -> int:
     print_fresh(fresh)
     print_fresh(fresh2, "fresh2", "set C", FRESH2_PROVENANCE, FRESH2)
     print_fresh(fresh3, "fresh3", "set D", FRESH3_PROVENANCE, FRESH3)
+    print_fresh(fresh4, "fresh4", "set E", FRESH4_PROVENANCE, FRESH4)
+    print_fresh(fresh5, "fresh5", "set F", FRESH5_PROVENANCE, FRESH5)
     print_locked(Path(args.locked))
     if args.markdown:
         print_markdown(table, Path(args.locked), machine)

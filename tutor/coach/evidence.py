@@ -114,6 +114,8 @@ def _apply(op: ast.operator, a: Number, b: Number, domain: str) -> Number | None
         return None
     if isinstance(op, ast.Mod) and domain == NAT:
         return a % b if b else a
+    if isinstance(op, ast.Mod) and domain == INT and b > 0 and a.denominator == 1:
+        return a % b  # Lean's `Int.emod`: never negative for a positive divisor, as Python's
     if isinstance(op, ast.Pow) and b.denominator == 1 and 0 <= b <= 64:
         return a ** int(b)
     return None

@@ -1341,6 +1341,8 @@ def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = (
     lemma = distributivity_lemma(target)
     if lemma:
         return f"rw [{lemma}]"
+    if closed_in_real_statement(target, scene):
+        return None  # numerals typed as ℝ or ℚ in the statement: omega does not apply
     types = scene.variable_types()
     for hyp in hypotheses:
         for name in hyp.names:
@@ -1355,6 +1357,14 @@ def closing_step(target: str, scene: Scene, hypotheses: Sequence[Hypothesis] = (
             return None  # omega would fail: the goal needs a fact the context lacks
         return "omega"
     return None
+
+
+def closed_in_real_statement(target: str, scene: Scene) -> bool:
+    """A goal of numerals alone (`2 + 2 = 4`) in a statement that types numbers as ℝ or ℚ:
+    Lean prints the goal without the ascription, so its numerals are read as the statement's."""
+    if re.search(r"[A-Za-z_]", target):
+        return False
+    return evidence.domain_of_text(scene.statement) == evidence.REAL
 
 
 def _is_value_type(typ: str) -> bool:

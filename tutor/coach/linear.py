@@ -409,6 +409,9 @@ def _library_facts(
     for base in sorted(squares):
         term = base if _is_plain(base) else f"({base})"
         found.append((f"sq_nonneg {term}", f"0 ≤ {term} ^ 2"))
+    found += _function_facts(
+        sorted({a for text in texts for m in monomials(text, domain) for a in m})
+    )
     named = {" ".join(t.split()): n for n, t in facts if n != "_" and "✝" not in n}
     for a, b in sorted(products):
         for lemma, op in (("mul_pos", "<"), ("mul_nonneg", "≤")):
@@ -416,6 +419,50 @@ def _library_facts(
             if left and right:
                 found.append((f"{lemma} {left} {right}", f"0 {op} {a} * {b}"))
     return found
+
+
+# Functions linarith treats as opaque atoms, and the Mathlib facts that bound them
+# (Real.exp_pos, Real.sqrt_nonneg, le_max_left/right, min_le_left/right: all in names.py's index).
+_FUNCTION_ATOM = re.compile(r"(Real\.exp|Real\.sqrt|max|min)\s+(.+)")
+
+
+def _function_facts(atoms_seen: Sequence[str]) -> list[tuple[str, str]]:
+    """`0 < Real.exp t`, `0 ≤ Real.sqrt t`, `a ≤ max a b` and `b ≤ max a b`, `min a b ≤ a` and
+    `min a b ≤ b` for the atoms of those shapes (as (term, its type))."""
+    found: list[tuple[str, str]] = []
+    for atom in atoms_seen:
+        match = _FUNCTION_ATOM.fullmatch(atom.strip())
+        if match is None:
+            continue
+        head, rest = match.group(1), match.group(2).strip()
+        if head == "Real.exp":
+            found.append((f"Real.exp_pos {rest}", f"0 < {atom}"))
+        elif head == "Real.sqrt":
+            found.append((f"Real.sqrt_nonneg {rest}", f"0 ≤ {atom}"))
+        else:
+            pair = _two_arguments(rest)
+            if pair is None:
+                continue
+            a, b = pair
+            if head == "max":
+                found += [
+                    (f"le_max_left {rest}", f"{a} ≤ {atom}"),
+                    (f"le_max_right {rest}", f"{b} ≤ {atom}"),
+                ]
+            else:
+                found += [
+                    (f"min_le_left {rest}", f"{atom} ≤ {a}"),
+                    (f"min_le_right {rest}", f"{atom} ≤ {b}"),
+                ]
+    return found
+
+
+def _two_arguments(text: str) -> tuple[str, str] | None:
+    """`a b` or `(a + 1) b`: the two arguments of `max`/`min` (plain names or parenthesised)."""
+    parts = re.findall(r"\([^()]*\)|[\w'₀-₉.]+", text)
+    if len(parts) != 2 or "".join(parts).replace(" ", "") != text.replace(" ", ""):
+        return None
+    return parts[0], parts[1]
 
 
 def missing_facts(
@@ -549,8 +596,8 @@ def _truncated(goal: str, facts: list[str], depth: int = 0) -> bool | None:
                 return None
             verdict = verdict and result
         return verdict
-    if any(re.search(r"\s-\s|^-|\(-", t) for t in texts):
-        return None  # a subtraction not read above
+    if any("-" in t for t in texts):
+        return None  # a subtraction or negative numeral not read above (`= -3` on ℕ)
     return omega_proves(goal, facts, NAT)
 
 

@@ -126,8 +126,28 @@ CORE_LEMMAS = [
     "id",
 ]
 
+# Mathlib functions that live in a namespace, so the bare name is unknown unless the namespace
+# is open (`namespace Real ... noncomputable def sqrt`, with its prefix notation `√`; likewise
+# `Real.exp`, `Real.log`, `Real.pi`, `Real.sin`, `Real.cos`, `Nat.factorial`, `Nat.choose`).
+NAMESPACED_FUNCTIONS = {
+    "sqrt": "Real",
+    "exp": "Real",
+    "log": "Real",
+    "pi": "Real",
+    "sin": "Real",
+    "cos": "Real",
+    "factorial": "Nat",
+    "choose": "Nat",
+}
+
 # Mathlib lemma names that exist under these spellings (for attempts that import Mathlib).
 MATHLIB_LEMMAS = [
+    # multiplying an inequality by a nonnegative (positive) factor on the left or the right
+    # (Mathlib/Algebra/Order/GroupWithZero/Unbundled/Defs.lean)
+    "mul_le_mul_of_nonneg_left",
+    "mul_le_mul_of_nonneg_right",
+    "mul_lt_mul_of_pos_left",
+    "mul_lt_mul_of_pos_right",
     # max / min (Mathlib/Order/Lattice.lean, Order/MinMax.lean) and division by a nonzero
     "max_le",
     "max_lt",

@@ -66,6 +66,16 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"into `{negated} {split.op} {split.left[1:-1]} ∧ {split.left[1:-1]} {split.op} "
             f"{split.right}`, which `constructor` then splits.",
         )
+    subset = re.fullmatch(r"(.+?)\s*⊆\s*(.+)", goals[0].target.strip()) if goals else None
+    if subset:
+        # `A ⊆ B` unfolds to `∀ x, x ∈ A → x ∈ B`: an implication under a ∀, not a pair.
+        return one(
+            d.line,
+            f"Do write `intro x hx` on line {d.line} instead of `constructor`: "
+            f"`{shorten(goals[0].target, 24)}` means every element of `{shorten(subset.group(1), 16)}` "
+            f"is in `{shorten(subset.group(2), 16)}` (`∀ x, x ∈ … → x ∈ …`), so you take an "
+            "element `x` and its membership `hx`.",
+        )
     return one(
         d.line,
         f"Don't use `constructor` on line {d.line}: the goal is not a structure such as "
@@ -216,6 +226,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
+        part = _conjunction_part(line, applied, conclusion, goal.target, facts)
+        if part is not None:
+            return [part]
+        shaped = _steps_apart(line, applied, conclusion, goal.target) or (
+            _extra_term(line, applied, conclusion, goal.target, d.message) if ctx.mathlib else None
+        )
+        if shaped is not None:
+            return [shaped]
     if goal is not None:
         chained = _by_arithmetic(line, goal, scene, ctx)
         if chained:
@@ -228,11 +246,144 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{step}` on line {line} instead: the lemma cannot be applied because "
             f"{why}, and `{shorten(goal.target if goal else '', 30)}` is linear arithmetic.",
         )
+    if unify and goal is not None and applied:
+        # Say exactly which two statements failed to match: a teacher's first question.
+        return one(
+            line,
+            f"Do check the step on line {line}: the conclusion of `{shorten(applied, 20)}`, "
+            f"`{shorten(conclusion, 24)}`, does not match the goal `{shorten(goal.target, 24)}`, "
+            "so apply cannot use it. Find a hypothesis or lemma whose conclusion is the goal "
+            "(`exact?` searches).",
+        )
     return one(
         line,
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
     )
+
+
+def _instance(conclusion: str, target: str) -> str | None:
+    """The value `v` for the conclusion's one placeholder (`?x`) that makes it `target`."""
+    holes = set(re.findall(r"\?[\w'₀-₉]+", conclusion))
+    if len(holes) != 1:
+        return None
+    hole = holes.pop()
+    wanted = " ".join(target.split())
+    for value in dict.fromkeys(re.findall(r"[\w'₀-₉.]+|\([^()]*\)", target)):
+        if " ".join(conclusion.replace(hole, value).split()) == wanted:
+            return value
+    return None
+
+
+def _steps_apart(line: int, applied: str, conclusion: str, target: str) -> Advice | None:
+    """`hf : ∀ x, f x ≤ f (x + 1)` on the goal `f a ≤ f (a + 2)`: one application moves one
+    step; the goal is two (or more) steps, so `hf` is chained with `le_trans`."""
+    holes = set(re.findall(r"\?[\w'₀-₉]+", conclusion))
+    if len(holes) != 1 or not applied:
+        return None
+    hole = holes.pop()
+    step = f"{hole} + 1"
+    if step not in conclusion or split_target(conclusion).op not in ("≤", "<"):
+        return None
+    for steps in (2,):
+        shifted = re.sub(r"\s*\+\s*" + str(steps) + r"\b", " + 1", target)
+        value = _instance(conclusion, shifted) if shifted != target else None
+        if value is None or not re.fullmatch(r"[\w'₀-₉]+", value):
+            continue
+        if " ".join(
+            conclusion.replace(step, f"{value} + {steps}").replace(hole, value).split()
+        ) != (" ".join(target.split())):
+            continue
+        chain = "le_trans" if split_target(conclusion).op == "≤" else "lt_trans"
+        return Advice(
+            line,
+            f"Do chain two steps of `{applied}` on line {line}: it moves from `x` to `x + 1` "
+            f"only, and the goal goes from `{value}` to `{value} + 2`; "
+            f"`{chain} ({applied} {value}) ({applied} ({value} + 1))` proves it, with "
+            f"`{value} + 1 + 1` for `{value} + 2`.",
+        )
+    return None
+
+
+_FULL_TYPE = re.compile(r"full type of `?[^`\n]*`? is\s*\n\s+([^\n]+)")
+
+
+def _extra_term(
+    line: int, applied: str, conclusion: str, target: str, message: str
+) -> Advice | None:
+    """`hf : ∀ x, 0 ≤ x → 0 ≤ f x` on `0 ≤ f 2 + 1`: the goal is the conclusion's instance
+    plus an extra term, so `apply` cannot match it; the instance is a fact for linarith."""
+    extra = re.fullmatch(r"(.+?)\s*\+\s*(\d+)", target.strip())
+    if (
+        extra is None
+        or not applied
+        or re.fullmatch(r"\?[\w'₀-₉]+", split_target(conclusion).right.strip())
+    ):
+        return None  # a bare placeholder side (`?n ≤ ?n`) takes any term: no extra term to name
+    value = _instance(conclusion, extra.group(1))
+    if value is None:
+        return None
+    why = (
+        f"the goal `{shorten(target, 20)}` does not match the form of `{applied}`'s conclusion "
+        f"`{shorten(conclusion, 16)}`: it has an extra `+ {extra.group(2)}`"
+    )
+    full = _FULL_TYPE.search(message)
+    premises = _numeric_premises(full.group(1), value) if full else None
+    if premises is None:
+        return Advice(
+            line,
+            f"Do get `{applied} {value}` as a fact on line {line} and finish with linarith: {why}.",
+        )
+    fact = f"{applied} {value}" + " (by norm_num)" * premises
+    return Advice(line, f"Do write `linarith [{fact}]` on line {line} instead: {why}.")
+
+
+def _numeric_premises(full: str, value: str) -> int | None:
+    """How many premises `∀ x, 0 ≤ x → …` has, when each one, at `value`, is a true numeral
+    claim (`0 ≤ 2`) that `norm_num` proves; None otherwise."""
+    body = re.sub(r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^),]+)?\)?\s*,\s*", "", full.strip())
+    variable = re.match(r"∀\s*\(?([\w'₀-₉]+)", full.strip())
+    if variable is None or body == full.strip():
+        return None
+    parts = [p.strip() for p in body.split("→")]
+    count = 0
+    for premise in parts[:-1]:
+        claim = re.sub(rf"(?<![\w.']){re.escape(variable.group(1))}(?![\w'])", value, premise)
+        if evidence.holds(claim, evidence.REAL) is not True:
+            return None
+        count += 1
+    return count
+
+
+def _conjunction_part(
+    line: int, applied: str, conclusion: str, target: str, facts: list[tuple[str, str]]
+) -> Advice | None:
+    """`apply h` with `h : p → q ∧ r` on the goal `r`: the conclusion is a conjunction whose
+    part is the goal, so the step is that part of what `h` gives (`(h hp).2`)."""
+    split = split_target(conclusion)
+    if split.shape is not Shape.AND:
+        return None
+    index = next((i for i, side in ((1, split.left), (2, split.right)) if same(side, target)), None)
+    if index is None:
+        return None
+    which = "left (`.1`)" if index == 1 else "right (`.2`)"
+    why = (
+        f"the conclusion `{shorten(conclusion, 20)}` of `{applied or 'the term'}` is a "
+        f"conjunction, and the goal `{shorten(target, 20)}` is its {which} component"
+    )
+    # The premises of the applied fact, each proved by a hypothesis, give the whole term.
+    rest, arguments = dict(facts).get(applied, ""), []
+    while rest and not same(rest, conclusion):
+        arrow = split_target(rest)
+        proofs = proofs_of(arrow.left, facts) if arrow.shape is Shape.IMPLIES else []
+        if not proofs:
+            return Advice(line, f"Do take one part on line {line}: {why}.")
+        arguments.append(as_argument(proofs[0]))
+        rest = arrow.right
+    if not applied or not rest:
+        return Advice(line, f"Do take one part on line {line}: {why}.")
+    term = f"({applied} {' '.join(arguments)}).{index}" if arguments else f"{applied}.{index}"
+    return Advice(line, f"Do write `exact {term}` on line {line} instead: {why}.")
 
 
 def _by_arithmetic(line: int, goal: Goal, scene: fixes.Scene, ctx: Context) -> Advice | None:

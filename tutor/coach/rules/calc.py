@@ -23,6 +23,35 @@ _CALC_LHS = re.compile(
 )
 
 
+# Lean 4.2x: "invalid 'calc' step, left-hand side is\n  a : T\nbut is expected to be\n  b : T":
+# the chain's first left-hand side is not the goal's.
+_EXPECTED = re.compile(
+    r"left-hand[ -]side is\s*\n\s+(?P<lhs>[^\n]+?)(?:\s*:\s*\S+)?\n\s*but is expected to be\s*\n"
+    r"\s+(?P<goal>[^\n]+?)(?:\s*:\s*\S+)?$",
+    re.MULTILINE,
+)
+
+
+def _wrong_start(d: Diagnostic, ctx: Context, lhs: str, goal: str) -> Advice:
+    """A calc chain must start from the goal's left-hand side; one whose last step ends there
+    was written backwards, from the right-hand side."""
+    ends_there = any(
+        re.search(rf"_\s*(=|≤|<)\s*{re.escape(goal)}\s*:=", ctx.text.line(n))
+        for n in range(d.line, ctx.text.n_lines + 1)
+    )
+    why = (
+        "your chain is written backwards: it ends at the goal's left-hand side, where it "
+        "should start; reverse the steps"
+        if ends_there
+        else "the first step's left-hand side must be the goal's"
+    )
+    return Advice(
+        d.line,
+        f"Do start the calc chain from `{shorten(goal, 20)}` on line {d.line}, not from "
+        f"`{shorten(lhs, 20)}`: {why}.",
+    )
+
+
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     match = _CALC_LHS.search(d.message)
     if match:
@@ -41,6 +70,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do start the step on line {d.line} with `_` (as in `_ = ...`): each calc step must "
             f"begin where the previous one ended, `{shorten(rhs, 20)}`, not `{shorten(lhs, 20)}`.",
         )
+    expected = _EXPECTED.search(d.message)
+    if expected:
+        return [_wrong_start(d, ctx, expected.group("lhs").strip(), expected.group("goal").strip())]
     return one(
         d.line,
         f"Do check the calc step on line {d.line}: each step is `_ = rhs := proof`, starting "

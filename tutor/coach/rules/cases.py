@@ -55,7 +55,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         return one(
             last,
             f"Do add the missing case `{shape}` after line {last}: `induction` and `cases` "
-            f"need one alternative per constructor, and `{name}` has none yet.",
+            f"need one alternative per constructor, and the `{name}` case is missing.",
         )
     uncovered = _missing_match_cases(d, ctx)
     if uncovered:

@@ -36,7 +36,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         witness = wrong_witness(ctx, line, prop)
         if witness:
             return [witness]
-        value = _true_value(prop)
+        stated = prop if " ".join(prop.split()) in " ".join(ctx.statement.split()) else ""
+        value = _true_value(prop, evidence.domain_of_text(f"{ctx.text.line(line)} {stated}"))
         if value:
             return one(
                 line,
@@ -89,8 +90,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     return one(
         line,
-        f"Don't use `decide` on line {line}: it only evaluates statements without variables. "
-        "Prove this one step by step for an arbitrary value instead.",
+        f"Don't use `decide` on line {line}: it only evaluates statements without free "
+        "variables. Prove this one step by step for an arbitrary value instead.",
     )
 
 
@@ -100,7 +101,7 @@ def _free_variables(goal: Goal, scene: fixes.Scene) -> list[str]:
     return [
         name
         for name, typ in kinds.items()
-        if typ.strip() in ("Nat", "ℕ", "Int", "ℤ", "Bool")
+        if (typ.strip() in ("Nat", "ℕ", "Int", "ℤ", "Bool") or typ.strip().startswith("List "))
         and re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", goal.target)
     ]
 
@@ -163,14 +164,23 @@ def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
     )
 
 
-def _true_value(prop: str) -> str | None:
+def _true_value(prop: str, domain: str = evidence.NAT) -> str | None:
     """`2 ^ 10 = 1000 + 42` is false because `2 ^ 10` is 1024: the value of the side that is
     not a bare numeral (both sides evaluated on ℕ, as decide does for numerals)."""
+    listed = _list_value(prop)
+    if listed:
+        return listed
+    # `(15 % 4 == 1) = true`: a Bool comparison claimed true is the claim `15 % 4 = 1`.
+    boolean = re.fullmatch(r"\((.+?)\s*==\s*(.+)\)\s*=\s*true", prop.strip())
+    if boolean:
+        prop = f"{boolean.group(1)} = {boolean.group(2)}"
     split = split_target(prop)
-    if split.shape is not Shape.EQ or not re.fullmatch(r"[\d\s+*^%()=]+", prop):
+    if split.shape is not Shape.EQ or not re.fullmatch(r"[\d\s+\-*/^%()=]+", prop):
         return None
-    left = evidence.evaluate(split.left, evidence.NAT)
-    right = evidence.evaluate(split.right, evidence.NAT)
+    if domain == evidence.REAL:
+        return None  # numerals typed as ℝ: decide does not evaluate them
+    left = evidence.evaluate(split.left, domain)
+    right = evidence.evaluate(split.right, domain)
     if left is None or right is None or left == right:
         return None
     sides = [(split.left.strip(), left), (split.right.strip(), right)]
@@ -178,4 +188,38 @@ def _true_value(prop: str) -> str | None:
     if not computed:
         return None
     text, value = computed[0]
-    return f"`{shorten(text, 16)}` is {int(value)}, not {int(right if text == split.left.strip() else left)}"
+    claimed = int(right if text == split.left.strip() else left)
+    return f"`{shorten(text, 16)}` is {int(value)}, not {claimed}{_why_value(text, domain)}"
+
+
+def _why_value(text: str, domain: str) -> str:
+    """The arithmetic rule a student's value missed: ℕ subtraction stops at 0, ℕ division
+    rounds down, ℤ's `%` is never negative for a positive divisor."""
+    if domain == evidence.NAT:
+        for a, b in re.findall(r"(?<![\d)])(\d+)\s*-\s*(\d+)", text):
+            if int(a) < int(b):
+                return f" (on ℕ, `{a} - {b}` is 0: subtraction truncates at 0)"
+        if "/" in text:
+            return " (division on ℕ rounds down)"
+    if domain == evidence.INT and "%" in text:
+        return " (on ℤ, `%` is never negative for a positive divisor)"
+    return ""
+
+
+_LIST = re.compile(r"\[([\d,\s]*)\]\.(reverse|length)\s*=\s*(.+)")
+
+
+def _list_value(prop: str) -> str | None:
+    """`[1, 2, 3].reverse = [3, 1, 2]` is false because the reverse is `[3, 2, 1]`: a list
+    literal's `reverse` or `length`, computed, against the side it was claimed equal to."""
+    match = _LIST.fullmatch(prop.strip())
+    if match is None:
+        return None
+    items = [item.strip() for item in match.group(1).split(",") if item.strip()]
+    value = (
+        "[" + ", ".join(reversed(items)) + "]" if match.group(2) == "reverse" else str(len(items))
+    )
+    claimed = match.group(3).strip()
+    if " ".join(claimed.split()) == value:
+        return None
+    return f"`[{match.group(1)}].{match.group(2)}` is {value}, not {claimed}"

@@ -38,7 +38,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if fields:
             return [fields]
     if not head or split_target(typ).shape is not Shape.OR:
-        return other.advise(d, ctx)
+        renamed = _misnamed_field(d, ctx, facts)
+        return [renamed] if renamed else other.advise(d, ctx)
     name = head.group(1)
     goal = traced_goal(ctx.statement, ctx.text, d.line)
     uses = re.compile(rf"(?<![\w.']){re.escape(name)}(?![\w'])")
@@ -108,6 +109,17 @@ def _other_structure(
             f"{what}, whose parts are `.{parts[0]}` and `.{parts[1]}` (or `.1`, `.2`), not "
             f"`.{written}`, and `{fitting[0]}` is the goal.",
         )
+    others = _PARTS[Shape.IFF if shape is Shape.AND else Shape.AND]
+    source = ctx.text.line(d.line)
+    if written in others and f"{name}.{written}" in source:
+        # `h.left hp` on an ↔ is `h.mp hp`: the part in the same position of the other connective.
+        fixed = source.replace(f"{name}.{written}", f"{name}.{parts[others.index(written)]}")
+        return Advice(
+            d.line,
+            f"Do try `{fixed.strip()}` on line {d.line}: `{name} : {shorten(typ, 20)}` is an "
+            f"{what}, whose parts are `{name}.{parts[0]}` and `{name}.{parts[1]}` (`.1`, `.2`); "
+            f"`.{written}` is a part of {'an ↔' if shape is Shape.AND else 'an ∧'}.",
+        )
     return Advice(
         d.line,
         f"Do use `{name}.{parts[0]}` or `{name}.{parts[1]}` (`.1`, `.2`) on line {d.line}: "
@@ -122,3 +134,45 @@ def _part_types(typ: str, shape: Shape, part: str) -> list[str]:
         return [split.left if part == "left" else split.right]
     left, right = split.left.strip(), split.right.strip()
     return [f"{left} → {right}" if part == "mp" else f"{right} → {left}"]
+
+
+# "The environment does not contain `Prod.first`, ... from an expression\n  (a, b)\nof type"
+_MISSING = re.compile(
+    r"does not contain `([\w.]+)\.(\w+)`.*?expression\s*\n\s+(.+?)\n\s*of type", re.DOTALL
+)
+# The fields of the structures beginners meet, and the names they reach for instead.
+_FIELDS = {"Prod": ("fst", "snd"), "And": ("left", "right"), "Subtype": ("val", "property")}
+_SYNONYMS = {"first": 0, "second": 1, "fst": 0, "snd": 1, "left": 0, "right": 1}
+
+
+def _misnamed_field(d: Diagnostic, ctx: Context, facts: list[tuple[str, str]]) -> Advice | None:
+    """A field that does not exist: the structure's own name for it (`.first` on a pair is
+    `.fst`), or a statement written as a field (`p.prime`, where `hp : p.Prime` proves it)."""
+    missing = _MISSING.search(d.message)
+    if missing is None:
+        return None
+    structure, field, term = missing.group(1), missing.group(2), missing.group(3).strip()
+    fields = _FIELDS.get(structure)
+    if fields and field in _SYNONYMS and field not in fields:
+        right = fields[_SYNONYMS[field]]
+        return Advice(
+            d.line,
+            f"Do write `{term}.{right}` on line {d.line}: a `{structure}` has the fields "
+            f"`.{fields[0]}` and `.{fields[1]}` (or `.1`, `.2`), not `.{field}`.",
+        )
+    written = f"{term}.{field}"
+    for name, typ in facts:
+        if re.fullmatch(rf"{re.escape(term)}\.(\w+)", typ.strip(), re.IGNORECASE):
+            stated = typ.strip()
+            if stated.split(".")[-1].lower() != field.lower() or stated == written:
+                continue
+            source = ctx.text.line(d.line)
+            after = re.search(rf"{re.escape(written)}((?:\.[\w']+)*)", source)
+            use = f"{name}{after.group(1) if after else ''}"
+            return Advice(
+                d.line,
+                f"Do use your hypothesis `{name}` instead of `{written}` on line {d.line} "
+                f"(write `{use}`): `{stated}` is a statement about `{term}`, not a field "
+                f"of it, and `{name}` proves it.",
+            )
+    return None

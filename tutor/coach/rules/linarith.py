@@ -53,6 +53,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"lemma states exactly `{shorten(original or '', 24)}`, a fact {tactic} cannot derive "
             "by adding up your hypotheses.",
         )
+    habit = _integer_step_on_reals(line, original, facts, domain)
+    if habit:
+        return [habit]
     unequal = _not_equal(line, goal, original, ctx.mathlib, tactic)
     if unequal:
         return [unequal]
@@ -160,6 +163,39 @@ def _original_goal(d: Diagnostic, ctx: Context, goal: Goal) -> str | None:
     return f"{split.left} {_NEGATED[split.op]} {split.right}"
 
 
+def _integer_step_on_reals(
+    line: int, original: str | None, facts: list[tuple[str, str]], domain: str
+) -> Advice | None:
+    """`a + 1 ≤ b` from `a < b`: true over ℕ and ℤ (the next integer), false over ℝ, where
+    `a = 0`, `b = 1/2` satisfies the hypothesis and not the goal. No tactic proves it."""
+    if original is None or domain != evidence.REAL:
+        return None
+    split = split_target(original)
+    succ = re.fullmatch(r"(.+?)\s*\+\s*1", split.left.strip())
+    if split.op != "≤" or succ is None:
+        return None
+    low, high = succ.group(1).strip(), split.right.strip()
+    strict = next((n for n, t in facts if normal(t) == normal(f"{low} < {high}")), None)
+    if strict is None:
+        return None
+    # Another fact about these terms might rule the counterexample out: then say nothing.
+    names = set(re.findall(r"[\w']+", f"{low} {high}"))
+    for name, typ in facts:
+        if name != strict and "✝" not in name and names & set(re.findall(r"[\w']+", typ)):
+            return None
+    example = (
+        f" (`{low} = 0`, `{high} = 1/2` is a counterexample)"
+        if re.fullmatch(r"[\w']+", low) and re.fullmatch(r"[\w']+", high)
+        else ""
+    )
+    return Advice(
+        line,
+        f"Don't try to prove `{shorten(original, 24)}` from `{strict} : {low} < {high}` on "
+        f"line {line}: over ℝ it is false{example}. That step only holds over ℤ or ℕ, where "
+        f"`{low} < {high}` means `{low} + 1 ≤ {high}`; check the statement.",
+    )
+
+
 def _not_equal(
     line: int, goal: Goal, original: str | None, mathlib: bool, tactic: str
 ) -> Advice | None:
@@ -230,8 +266,8 @@ def _with_library_facts(
         listed = ", ".join(terms)
         return Advice(
             line,
-            f"Do write `linarith [{listed}]` on line {line}: linarith treats `|x|`, squares "
-            "and products as unknowns it cannot see inside, and with "
+            f"Do write `linarith [{listed}]` on line {line}: linarith treats `|x|`, squares, "
+            "products and functions (`Real.exp`, `max`) as unknowns it cannot see inside, and with "
             f"{'this fact' if len(terms) == 1 else 'these facts'} the goal is a linear "
             "combination.",
         )

@@ -152,6 +152,18 @@ def _function_expected(d: Diagnostic, ctx: Context) -> Advice | None:
             f"`{head}` to `{shorten(argument, 10)}`: `{head}` is an ∧, a pair of proofs, not a "
             "function.",
         )
+    exists = re.match(r"∃\s*([\w'₀-₉]+)", " ".join(match.group("type").split()))
+    if exists and argument:
+        # `h ε hε 3` where `h ε hε : ∃ N, ...`: an ∃ is a witness and its proof, not a
+        # function; `obtain` takes it apart, and the witness is then `N`, not a number chosen.
+        witness = exists.group(1)
+        return Advice(
+            d.line,
+            f"Do take `{shorten(head, 16)}` apart before line {d.line} with `obtain "
+            f"⟨{witness}, h{witness}⟩ := {head}`: it proves an ∃, which is not a function and "
+            f"cannot be applied to `{shorten(argument, 10)}`; then use `{witness}` and "
+            f"`h{witness}`.",
+        )
     if " " in head and argument and not head.startswith("("):
         # `h 2 3` with `h : ∀ x, f x > x`: `h 2` is already the whole fact, a proposition,
         # so the argument after it has nothing to go into.

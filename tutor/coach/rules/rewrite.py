@@ -60,6 +60,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         relative = _relative_rewrite(line, goals[0], ctx)
         if relative:
             return [relative]
+        value = _other_value(line, pattern, goals[0], ctx)
+        if value:
+            return [value]
         elsewhere = _meant_for_hypothesis(line, pattern, goals[0], ctx)
         if elsewhere:
             return [elsewhere]
@@ -108,6 +111,37 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
         f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
         "the other one.",
     )
+
+
+_VALUE = re.compile(r"[\w'₀-₉.]+")
+
+
+def _other_value(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [hf 3]` with `hf : ∀ n, f n = n + 1` on a goal about `f 2`: the ∀ hypothesis was
+    instantiated at a value the goal does not have; the goal's own value makes the pattern
+    occur."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    words = step.group(2).split() if step else []
+    if len(words) != 2 or words[0].startswith(("←", "<-")):
+        return None
+    name, value = words
+    if split_target(dict(goal.named_facts()).get(name, "")).shape is not Shape.FORALL:
+        return None
+    spots = list(re.finditer(rf"(?<![\w.']){re.escape(value)}(?![\w'])", pattern))
+    if not spots:
+        return None
+    for other in dict.fromkeys(_VALUE.findall(goal.target)):
+        if other == value:
+            continue
+        candidate = re.sub(rf"(?<![\w.']){re.escape(value)}(?![\w'])", other, pattern)
+        if _occurs_as_term(candidate, goal.target):
+            return Advice(
+                line,
+                f"Do write `{step.group(1) if step else 'rw'} [{name} {other}]` on line {line}: "
+                f"`{name} {value}` rewrites `{shorten(pattern, 20)}`, which is not in the goal; "
+                f"the goal has `{shorten(candidate, 20)}`, at `{other}`, not `{value}`.",
+            )
+    return None
 
 
 def _meant_for_hypothesis(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:

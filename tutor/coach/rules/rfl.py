@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from itertools import product
 
-from tutor.coach import fixes
+from tutor.coach import evidence, fixes
 from tutor.coach.advice import derived_step, next_step
 from tutor.coach.goals import (
     Goal,
@@ -44,6 +44,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     built = derived_step(goal)
     if built:
         return one(line, f"Don't use `rfl` on line {line}; instead, {built}.")
+    real = _real_numerals(line, goal, scene, ctx)
+    if real:
+        return [real]
     facts = [(n, h.type) for h in goal.hypotheses for n in h.names]
     step = fixes.closing_step(goal.target, scene, goal.hypotheses)
     ih = next((n for n, t in facts if n.startswith("ih")), None)
@@ -79,6 +82,21 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         line,
         f"Don't use `rfl` on line {line}: `{shorten(goal.target, 30)}` is not true by "
         f"computation alone. Instead, {step}.",
+    )
+
+
+def _real_numerals(line: int, goal: Goal, scene: fixes.Scene, ctx: Context) -> Advice | None:
+    """`(2 : ℝ) + 2 = 4` by `rfl`: true, but real numbers are not computable, so the two sides
+    are not equal by definition; Mathlib's `norm_num` proves numeral arithmetic on ℝ."""
+    if not ctx.mathlib or not fixes.closed_in_real_statement(goal.target, scene):
+        return None
+    if evidence.holds(goal.target, evidence.REAL) is not True:
+        return None
+    return Advice(
+        line,
+        f"Do use `norm_num` on line {line} instead of `rfl`: `{shorten(goal.target, 24)}` is "
+        "true, but on ℝ numbers are not computable, so its sides are not equal by definition "
+        "and `rfl` cannot evaluate them; norm_num proves numeral arithmetic.",
     )
 
 

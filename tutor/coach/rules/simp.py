@@ -7,7 +7,9 @@ import re
 from tutor.coach import context, evidence, fixes, hypotheses, linear
 from tutor.coach.goals import (
     Goal,
+    Shape,
     shorten,
+    split_target,
 )
 from tutor.coach.rewriting import closes_by_computation, rewrites
 from tutor.coach.rules.base import (
@@ -29,6 +31,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     meant = _meant_for_hypothesis(d, ctx, scene)
     if meant:
         return [meant]
+    premise = _premise_in_context(d, ctx, scene)
+    if premise:
+        return [premise]
     if _starts_with_simp(ctx.text.line(line)) and _later_step_in_block(ctx.text, line):
         # No progress means the goal after this line is the goal before it: the steps that
         # follow see exactly what they would without it, so removing it is the whole fix here.
@@ -76,6 +81,16 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         denominator = _nonzero_denominator(goal, scene) if ctx.mathlib else None
         if denominator:
             return one(line, denominator.replace("{line}", str(line)))
+    only = re.fullmatch(r"simp only \[([^\],]+)\]", ctx.text.line(line).strip())
+    if only:
+        # `simp only [L]` with one lemma and no progress: L's left-hand side is nowhere in it.
+        lemma = only.group(1).strip()
+        return one(
+            line,
+            f"Don't keep `{tactic}` on line {line}: the lemma `{lemma}` does not apply here, "
+            "since its left-hand side does not occur in the goal (simp made no progress). "
+            "Choose a lemma about what the goal does contain.",
+        )
     return one(
         line,
         f"Don't keep `{tactic}` on line {line}: simp made no progress, so none of its simp "
@@ -199,3 +214,50 @@ def _later_step_in_block(text: AttemptText, line: int) -> bool:
 
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.']){re.escape(name)}(?![\w'])", text) is not None
+
+
+def _premise_in_context(d: Diagnostic, ctx: Context, scene: fixes.Scene) -> Advice | None:
+    """`simp at h` with `h : p → q` and `hp : p` in scope: simp does not use `hp` unless told,
+    so `h` stays; `h hp` proves `q` (the goal, when it is), else `simp [hp] at h`. With
+    `h : a = b` for the goal `b = a`, simp has nothing to do: `h.symm` is the goal."""
+    written = re.fullmatch(r"simp at ([\w'₀-₉]+)", ctx.text.line(d.line).strip())
+    if written is None:
+        return None
+    name = written.group(1)
+    facts = scene.facts()
+    typ = dict(facts).get(name, "")
+    split = split_target(typ)
+    goal = context.traced_goal(ctx.statement, ctx.text, d.line)
+    wanted = split_target(goal) if goal else None
+    if (
+        split.shape is Shape.EQ
+        and wanted is not None
+        and wanted.shape is Shape.EQ
+        and context.same(split.left, wanted.right)
+        and context.same(split.right, wanted.left)
+        and not context.same(split.left, split.right)
+    ):
+        # `h : a = b` for the goal `b = a`: nothing for simp to do to `h`; read backwards, it
+        # is the goal.
+        return Advice(
+            d.line,
+            f"Do write `exact {name}.symm` on line {d.line} instead of `simp at {name}`: "
+            f"`{name} : {shorten(typ, 24)}` is the goal read backwards (the sides swapped), "
+            "and `.symm` reverses it; simp had nothing to simplify.",
+        )
+    if split.shape is not Shape.IMPLIES:
+        return None
+    proof = next((n for n, t in facts if n != name and context.same(t, split.left)), None)
+    if proof is None:
+        return None
+    why = (
+        f"`simp at {name}` does not use your hypothesis `{proof}`, so it cannot simplify "
+        f"`{name} : {shorten(typ, 24)}`"
+    )
+    if goal is not None and context.same(goal, split.right):
+        return Advice(
+            d.line,
+            f"Do write `exact {name} {proof}` on line {d.line}: {why}; `{name} {proof}` "
+            "proves the goal.",
+        )
+    return Advice(d.line, f"Do write `simp [{proof}] at {name}` on line {d.line}: {why}.")

@@ -31,9 +31,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if goal is None:
         return one(
             anchor,
-            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step: `sorry` "
-            "is only a placeholder for a missing proof, so Lean does not count the theorem as "
-            "proved yet.",
+            f"Do replace the `sorry` on line {anchor}{more} with a proof of that step: the "
+            "`sorry` still stands in for a missing proof, so Lean does not count the theorem "
+            "as proved yet.",
         )
     # The student wrote no step at all: the shape's first step is advice, the whole answer
     # (`exact ⟨h.2, h.1⟩`, `omega`) is a hint, offered as one (Advice.reveals).

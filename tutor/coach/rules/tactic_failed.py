@@ -152,6 +152,31 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             f"the goal `{shorten(target, 20)}` holds because the expression is a square in "
             "disguise, which positivity cannot see from its parts.",
         )
+    split = split_target(target)
+    expression = split.right if split.left.strip() == "0" else split.left
+    if re.search(r"[\w)²]\s+-\s+", expression):
+        # positivity reads `a - b` from its parts only, and `b` being smaller is a hypothesis.
+        used = list(
+            dict.fromkeys(
+                n
+                for n, t in facts
+                if t and "✝" not in n and n != "_" and not fixes.is_value_type(t)
+            )
+        )[:2]
+        named = ", ".join(f"`{n}`" for n in used) or "your hypotheses"
+        if ctx.mathlib and linear.nlinarith_proves(target, given, domain):
+            return one(
+                line,
+                f"Do use `nlinarith` on line {line} instead of `positivity`: positivity cannot "
+                f"prove a subtraction positive, since it never uses hypotheses such as {named}; "
+                f"nlinarith proves `{shorten(target, 20)}` from them by multiplying them.",
+            )
+        return one(
+            line,
+            f"Don't use `positivity` on line {line}: positivity cannot prove a subtraction "
+            f"positive, since it never uses hypotheses such as {named}; prove "
+            f"`{shorten(target, 20)}` from them instead.",
+        )
     return one(
         line,
         f"Do give `positivity` what it lacks on line {line}: it builds `0 < e` from the "

@@ -57,6 +57,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"the goal is `{shorten(want, 40)}`, the same equation read backwards.",
         )
     for special in (
+        _wrong_instance(parts, d, ctx),
+        _other_side_of_or(parts, d, ctx),
+        _mirrored_lemma(parts, d, ctx),
         _one_intro_short(parts, d, ctx),
         _bool_equality(parts, d),
         _forall_body(parts, d, ctx),
@@ -543,3 +546,107 @@ def _whole_step_from_facts(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advi
         f"proves `{shorten(strip_sort(parts.has), 16)}` where `{shorten(strip_sort(parts.expected), 16)}` "
         f"is needed, and this term builds the goal `{shorten(goal, 16)}` from your facts.",
     )
+
+
+_TOKEN = re.compile(r"[\w.'₀-₉]+|\S")
+
+
+def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`h 2 h3` with `h : ∀ n, n > 0 → P n` and `h3 : 3 > 0`: the argument's type differs from
+    the expected one in a single value, `3` for `2`, and that `2` is an earlier explicit
+    argument of the same application: `h` was instantiated at the wrong value."""
+    if not parts.application:
+        return None
+    has, want = _TOKEN.findall(parts.has), _TOKEN.findall(parts.expected)
+    if len(has) != len(want):
+        return None
+    pairs = {(a, b) for a, b in zip(has, want, strict=True) if a != b}
+    if len(pairs) != 1:
+        return None
+    ((meant, written),) = pairs
+    words = parts.application.split()
+    if parts.term.strip() not in words or written not in words[1 : words.index(parts.term.strip())]:
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, d.line)
+    if goal is not None and (written in _TOKEN.findall(goal) or meant not in _TOKEN.findall(goal)):
+        return None
+    fixed = list(words)
+    fixed[words.index(written, 1)] = meant
+    source = ctx.text.line(d.line)
+    step = " ".join(fixed)
+    if parts.application in source:
+        step = source.replace(parts.application, step).strip().lstrip("·").strip()
+    about = f" and the goal is about `{meant}`" if goal is not None else ""
+    return Advice(
+        d.line,
+        f"Do write `{shorten(step, 40)}` on line {d.line}: instantiate `{words[0]}` at "
+        f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
+        f"`{shorten(parts.has, 20)}`{about}.",
+    )
+
+
+_SIDE = re.compile(r"(?<![\w.])(left|right)(?=\s*(;|<;>|$))")
+
+
+def _other_side_of_or(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`right; exact hq` on `q ∨ p`: `right` chose `p`, while `hq : q` proves the left side:
+    the other side of the ∨ was meant (`left`)."""
+    number = d.line
+    code = ctx.text.line(number).split("--", 1)[0]
+    chosen = _SIDE.search(code.split("exact", 1)[0]) if "exact" in code else None
+    if chosen is None and number > 1:
+        number -= 1
+        code = ctx.text.line(number).split("--", 1)[0]
+        chosen = re.fullmatch(r"\s*[·.]?\s*(left|right)\s*", code)
+    if chosen is None:
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, number)
+    split = split_target(goal) if goal else None
+    if split is None or split.shape is not Shape.OR:
+        return None
+    side = chosen.group(1)
+    other, other_part, this_part = (
+        ("left", split.left, split.right) if side == "right" else ("right", split.right, split.left)
+    )
+    has = strip_sort(parts.has)
+    if not same(has, other_part) or same(has, this_part):
+        return None
+    return Advice(
+        number,
+        f"Do use `{other}` instead of `{side}` on line {number}: `{shorten(parts.term, 16)}` "
+        f"proves `{shorten(has, 16)}`, the {other} side of `{shorten(goal or '', 24)}`, and "
+        f"`{side}` chose the {side} side.",
+    )
+
+
+def _mirrored_lemma(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`mul_le_mul_of_nonneg_left h hc : c * a ≤ c * b` where `a * c ≤ b * c` is needed: the
+    same fact with each product's factors swapped, which the `_right` twin of the lemma states."""
+    words = parts.term.split()
+    head = words[0] if words else ""
+    side = re.search(r"_(left|right)$", head)
+    if side is None:
+        return None
+    twin = head[: side.start()] + ("_right" if side.group(1) == "left" else "_left")
+    if not evidence.in_library(twin, ctx.mathlib):
+        return None
+    has, want = split_target(strip_sort(parts.has)), split_target(strip_sort(parts.expected))
+    if has.op != want.op or not has.op:
+        return None
+    pairs = ((has.left, want.left), (has.right, want.right))
+    if not all(_factors_swapped(a, b) for a, b in pairs):
+        return None
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    fixed = source.replace(head, twin, 1).strip().lstrip("·").strip() if head in source else twin
+    return Advice(
+        d.line,
+        f"Do write `{shorten(fixed, 40)}` on line {d.line}: `{head}` multiplies on the "
+        f"{side.group(1)} (`{shorten(strip_sort(parts.has), 20)}`), and the goal needs the "
+        f"factor on the other side; the {twin.rsplit('_', 1)[1]} version `{twin}` gives it.",
+    )
+
+
+def _factors_swapped(a: str, b: str) -> bool:
+    """`c * a` and `a * c`: one product of two factors, in the other order."""
+    x, y = a.strip().split(" * "), b.strip().split(" * ")
+    return len(x) == 2 and x == y[::-1] and x[0] != x[1]

@@ -17,6 +17,7 @@ from tutor.coach.names import (
     CORE_LEMMAS,
     MATHLIB_LEMMAS,
     MATHLIB_TACTICS,
+    NAMESPACED_FUNCTIONS,
     TACTICS,
     NameGuess,
     closest_name,
@@ -86,10 +87,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if unnamed is not None:
         origin, form = unnamed
         also = "" if "obtain" in form else "; `assumption` also finds it"
+        maker = "`intros`" if ctx.text.line(origin).strip().startswith("intros") else "Lean"
         return one(
             origin,
             f"Do name the hypothesis where it is made: write {form} on line {origin}. "
-            f"Without names Lean makes up inaccessible ones (shown with ✝) that you cannot "
+            f"Without names {maker} makes up inaccessible ones (shown with ✝) that you cannot "
             f"type, so `{name}` is unknown on line {line}{also}.",
         )
     consumed = _taken_apart(ctx, name, line)
@@ -124,7 +126,20 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             f"Do use `{fact}` on line {line} instead of `{name}`: there is no hypothesis `{name}`, "
             f"and `{fact}` is the one whose statement matches the goal.",
         )
+    namespace = NAMESPACED_FUNCTIONS.get(name) if ctx.mathlib else None
+    if namespace is not None and not _local_names_include(ctx, name, line):
+        code = ctx.text.line(line).split("--", 1)[0].strip()
+        fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", f"{namespace}.{name}", code)
+        return one(
+            line,
+            f"Do write `{shorten(fixed, 40)}` on line {line} (or put `open {namespace}` above the "
+            f"theorem): Mathlib's `{name}` lives in the namespace `{namespace}`, and a name "
+            "inside a namespace needs its prefix unless the namespace is open.",
+        )
     if _looks_local(name):
+        underscore = _underscore_binder(ctx, name, line)
+        if underscore is not None:
+            return [underscore]
         built = _built_for_goal(ctx, name, line)
         if built is not None:
             return [built]
@@ -163,11 +178,46 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     return [
         Advice(
             line,
-            f"Do check the name `{name}` on line {line}: Lean knows no lemma or hypothesis by "
-            "that name. Find the lemma you mean with `exact?` and copy its exact name.",
+            f"Do check the name `{name}` on line {line}: no such lemma or hypothesis exists "
+            "in scope. Find the lemma you mean with `exact?` and copy its exact name.",
         ),
         secondary,
     ]
+
+
+def _local_names_include(ctx: Context, name: str, line: int) -> bool:
+    return any(n == name for n, _ in _local_names(ctx, line))
+
+
+def _underscore_binder(ctx: Context, name: str, line: int) -> Advice | None:
+    """`fun _ => ⟨hq, hp⟩`: the premise was bound as `_`, so the name used for it is unbound;
+    naming the binder is the fix (one `_` binder on the line or in an `intro _` just above).
+    Never when a name in scope of the same length, one edit away, is not already used on the
+    line: that reads as a typo of it instead."""
+    used = set(re.findall(r"[\w'₀-₉]+", ctx.text.line(line)))
+    if any(
+        len(n) == len(name) and damerau_levenshtein(name.lower(), n.lower()) <= 1 and n not in used
+        for n, _ in _local_names(ctx, line)
+        if n != name and "✝" not in n
+    ):
+        return None
+    for number in range(line, 0, -1):
+        code = ctx.text.line(number).split("--", 1)[0]
+        if number < line and re.match(r"\s*(theorem|lemma|example)\b", code):
+            return None
+        binders = re.findall(r"\b(fun|intro)\s+_(?=\s|$|=>)", code)
+        if len(binders) == 1:
+            keyword = binders[0]
+            fixed = re.sub(rf"\b{keyword}\s+_(?=\s|$|=>)", f"{keyword} {name}", code, count=1)
+            return Advice(
+                number,
+                f"Do write `{shorten(fixed.strip(), 40)}` on line {number}: the `_` binder "
+                f"leaves the hypothesis unnamed, so `{name}` is never bound and Lean does not "
+                f"know it on line {line}.",
+            )
+        if binders:
+            return None
+    return None
 
 
 def _looks_local(name: str) -> bool:

@@ -29,6 +29,8 @@ from tutor.coach.rules.base import (
 from tutor.coach.source import AttemptText
 from tutor.lean.types import Diagnostic
 
+_IFF_DIRECTIONS = {"mp": "left-to-right", "mpr": "right-to-left"}
+
 
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     anchor = ctx.text.block_last_line(d.line, d.column, d.end_line, d.end_column)
@@ -57,6 +59,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
         f"`{shorten(goal.target)}` is still open{more}; {next_step(goal, ctx.mathlib)}."
     )
+    if goal.case in _IFF_DIRECTIONS:
+        # `constructor` on an ↔ names its goals `mp` and `mpr`: say which direction is missing.
+        text = (
+            f"Do add a step after line {anchor}: the {_IFF_DIRECTIONS[goal.case]} direction "
+            f"(case `{goal.case}`) of the ↔ is still open, `{shorten(goal.target)}`{more}; "
+            f"{next_step(goal, ctx.mathlib)}."
+        )
     advice = [Advice(anchor, text)]
     dagger = next((n for h in goal.hypotheses for n in h.names if "✝" in n), None)
     origin = _origin_line(ctx.text, anchor) if dagger else None
