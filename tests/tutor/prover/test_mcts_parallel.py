@@ -106,9 +106,11 @@ def test_two_workers_expand_one_tree_without_duplicated_work(
 
 def test_no_node_is_lost_when_a_worker_dies(make_store: Any, make_checker: Any) -> None:
     table, script = synthetic_tree(depth=3, branching=3, solution=None)
-    # A short lease so the test does not wait a minute for the dead worker's claim.
+    # A short lease so the test does not wait a minute for the dead worker's claim, yet long
+    # enough that a live worker's expansion on a loaded machine (2 busy cores under CI) never
+    # outlasts it: at 0.3 s the first worker lost its claim before it could die.
     config = SearchConfig(algorithm="mcts", portfolio=(), max_iterations=100,
-                          mcts=MCTSConfig(poll_s=0.01, claim_lease_s=0.3))  # fmt: skip
+                          mcts=MCTSConfig(poll_s=0.01, claim_lease_s=2.0))  # fmt: skip
     store = make_store(config.mcts)
     logs = run_two(store, make_checker(tactics=table, max_processes=2), script, config,
                    die_after=5)  # fmt: skip
