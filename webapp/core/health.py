@@ -131,9 +131,11 @@ def check_serving_model() -> Component:
         except DatabaseError:  # the database's own check says what is wrong with it
             run = None
         if run is not None:  # the first-run fine-tune, a background job on the `train` queue
-            # "Ask the prover" waits for it (webapp.provers.actions): degraded meanwhile.
+            # Reported, not degradation: a fresh install is healthy while it prepares (its
+            # students are told so and get the search prover meanwhile: webapp.provers.actions),
+            # and an uptime monitor must not read minutes of warning after every install.
             return Component(
-                False,
+                True,
                 f"preparing the default prover model, {run.progress_percent}% "
                 f"(training run {run.pk}, {run.status})",
                 data={"checkpoint": None, "preparing_percent": run.progress_percent},
