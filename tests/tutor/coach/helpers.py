@@ -59,3 +59,22 @@ def from_repl(message: dict) -> Diagnostic:
         severity=message["severity"],
         goal=data.split("\n", 1)[1] if kind is K.UNSOLVED_GOALS else None,
     )
+
+
+# Lean's messages, in the wording Lean 4 prints them, for the rule tests that build them.
+def mismatch(term: str, has: str, want: str) -> str:
+    return f"Type mismatch\n  {term}\nhas type\n  {has}\nbut is expected to have type\n  {want}"
+
+
+def app_mismatch(arg: str, has: str, want: str, app: str) -> str:
+    return (
+        f"Application type mismatch: The argument\n  {arg}\nhas type\n  {has}\nbut is expected "
+        f"to have type\n  {want}\nin the application\n  {app}"
+    )
+
+
+def rewrite_failed(pattern: str, target: str, context: str) -> str:
+    return (
+        "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  "
+        f"{pattern}\nin the target expression\n  {target}\n\n{context}\n⊢ {target}"
+    )

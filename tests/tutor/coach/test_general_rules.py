@@ -8,7 +8,7 @@ or coach_advice.jsonl), with the message in the wording Lean 4 prints (the shape
 
 from __future__ import annotations
 
-from tests.tutor.coach.helpers import K, diag
+from tests.tutor.coach.helpers import K, app_mismatch, diag, mismatch
 from tutor.coach import Feedback, make_coach
 from tutor.coach.compiler import CompilerCoach, CompilerCoachConfig
 from tutor.coach.validation import text_problem
@@ -31,17 +31,6 @@ def advise(attempt: str, *diagnostics, mathlib: bool = False) -> Feedback:
 
 def said(feedback: Feedback) -> str:
     return "\n".join(s.text for s in feedback.suggestions)
-
-
-def mismatch(term: str, has: str, want: str) -> str:
-    return f"Type mismatch\n  {term}\nhas type\n  {has}\nbut is expected to have type\n  {want}"
-
-
-def app_mismatch(arg: str, has: str, want: str, app: str) -> str:
-    return (
-        f"Application type mismatch: The argument\n  {arg}\nhas type\n  {has}\nbut is expected "
-        f"to have type\n  {want}\nin the application\n  {app}"
-    )
 
 
 def linarith_failed(context: str) -> str:

@@ -8,6 +8,7 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 
 from __future__ import annotations
 
+from tests.tutor.coach.helpers import mismatch
 from tests.tutor.coach.test_general_rules import advise, said
 from tutor.lean.messages import classify, extract_goal
 from tutor.lean.types import Diagnostic
@@ -42,10 +43,6 @@ def unify(name: str, conclusion: str, goal: str, full: str, context: str) -> str
         f"with the goal\n  {goal}\n\nNote: The full type of `{name}` is\n  {full}\n\n"
         f"{context}\n⊢ {goal}"
     )
-
-
-def mismatch(term: str, has: str, want: str) -> str:
-    return f"Type mismatch\n  {term}\nhas type\n  {has}\nbut is expected to have type\n  {want}"
 
 
 # ------------------------------------------------------------------ decide on false claims

@@ -8,28 +8,9 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 
 from __future__ import annotations
 
-from tests.tutor.coach.helpers import K, diag
+from tests.tutor.coach.helpers import K, app_mismatch, diag, mismatch, rewrite_failed
 from tests.tutor.coach.test_general_rules import INTRO_N, advise, said
 from tutor.coach import evidence
-
-
-def mismatch(term: str, has: str, want: str) -> str:
-    return f"Type mismatch\n  {term}\nhas type\n  {has}\nbut is expected to have type\n  {want}"
-
-
-def app_mismatch(arg: str, has: str, want: str, app: str) -> str:
-    return (
-        f"Application type mismatch: The argument\n  {arg}\nhas type\n  {has}\nbut is expected "
-        f"to have type\n  {want}\nin the application\n  {app}"
-    )
-
-
-def rewrite_failed(pattern: str, target: str, context: str) -> str:
-    return (
-        "Tactic `rewrite` failed: Did not find an occurrence of the pattern\n  "
-        f"{pattern}\nin the target expression\n  {target}\n\n{context}\n⊢ {target}"
-    )
-
 
 # ------------------------------------------------------------- division by a variable
 
