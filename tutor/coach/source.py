@@ -63,10 +63,15 @@ class TacticLine:
     text: str  # stripped
 
 
+# Lean reads `. tac` as `· tac` (src/Init/Tactics.lean: `syntax cdotTk := patternIgnore("· " <|>
+# ". ")`); the helpers below read one spelling, and both have the same length, so columns hold.
+_ASCII_CDOT = re.compile(r"^(\s*)\. ", re.MULTILINE)
+
+
 class AttemptText:
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = text.split("\n")
+        self.text = _ASCII_CDOT.sub(r"\1· ", text)
+        self.lines = self.text.split("\n")
 
     @property
     def n_lines(self) -> int:

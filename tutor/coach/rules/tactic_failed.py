@@ -134,7 +134,8 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
             line,
             f"Do check the goal on line {line}: `positivity` {weaker}, and "
             f"`{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules that "
-            "out (such as `x ≠ 0`) or prove `0 ≤ ...` instead.",
+            f"out (such as `{zero.split(' and ')[0].replace(' = ', ' ≠ ')}`) or prove `0 ≤ ...` "
+            "instead.",
         )
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"

@@ -32,6 +32,8 @@ from tutor.coach.rules.base import (
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
 from tutor.lean.types import Diagnostic
 
+# Capitalised hypothesis names (`H`, `H1`, `Hp`, `IH`) are how Lean 3 courses name facts.
+_LOCAL_NAME = re.compile(r"[a-zα-ω][\w'₀-₉]{0,5}|H[\w'₀-₉]{0,3}|IH[\w'₀-₉]{0,2}")
 _UNKNOWN_NAME = re.compile(r"unknown (?:identifier|constant)\s*['`‘’]?([^'`’\s]+)", re.IGNORECASE)
 
 
@@ -220,10 +222,21 @@ def _underscore_binder(ctx: Context, name: str, line: int) -> Advice | None:
     return None
 
 
+def _reads_as_proof(name: str) -> bool:
+    """A name students give proofs: `h`, `hp`, `h₁`, `ih`, or the Lean 3 `H`, `Hp`, `IH`."""
+    return re.match(r"(h|H|ih|IH)[\w'₀-₉]*$", name) is not None
+
+
+def _proof_names(prop: str) -> tuple[str, ...]:
+    """The names students give a proof of `prop` (`hp`, `h_p`, and the Lean 3 `Hp`)."""
+    return (f"h{prop}", f"h_{prop}", f"H{prop}")
+
+
 def _looks_local(name: str) -> bool:
-    """A short lower-case name without a namespace (`hq`, `ih`, `x`, `h₁`): a hypothesis or a
-    variable of the proof, never a library lemma (so no lemma is offered for it)."""
-    return re.fullmatch(r"[a-zα-ω][\w'₀-₉]{0,5}", name) is not None and "_" not in name
+    """A short name without a namespace (`hq`, `ih`, `x`, `h₁`, and the Lean 3 habits `H`,
+    `Hp`, `IH`): a hypothesis or a variable of the proof, never a library lemma (so no lemma
+    is offered for it)."""
+    return _LOCAL_NAME.fullmatch(name) is not None and "_" not in name
 
 
 def _local_names(ctx: Context, line: int) -> list[tuple[str, str]]:
@@ -250,9 +263,9 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     proofs = [
         n
         for n, t in scope
-        if "✝" not in n and (t and not _type_word(t) or not t and re.match(r"h\w*$", n))
+        if "✝" not in n and (t and not _type_word(t) or not t and _reads_as_proof(n))
     ]
-    pool = proofs if name.startswith("h") else [n for n, _ in scope if "✝" not in n]
+    pool = proofs if _reads_as_proof(name) else [n for n, _ in scope if "✝" not in n]
     near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
     same_letters = [n for n in near if sorted(n) == sorted(name)]
     near = same_letters if len(same_letters) == 1 else near
@@ -323,7 +336,7 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
         fields = _FIELDS.get((tactic, match.group("ctor")))
         names = match.group("names").split()
         if fields is not None and len(names) < len(fields):
-            slot = len(fields) - 1 if name.startswith(("ih", "h")) else len(names)
+            slot = len(fields) - 1 if _reads_as_proof(name) else len(names)
             filled = list(names) + list(fields[len(names) :])
             filled[max(slot, len(names))] = name
             fixed = f"| {match.group('ctor')} {' '.join(filled)} =>"
@@ -432,11 +445,11 @@ def _slot_for(name: str, parts: list[str], typ: str | None) -> int | None:
     halves = _parts_of(typ)
     if halves is None or len(halves) != len(parts):
         return None
-    spelled = [i for i in holes if halves[i] and name in (f"h{halves[i]}", f"h_{halves[i]}")]
+    spelled = [i for i in holes if halves[i] and name in _proof_names(halves[i])]
     if len(spelled) == 1:
         return spelled[0]
     # An ∃'s property is its one proof part: a name that reads as a proof goes there.
-    if halves[0] == "" and name.startswith("h") and len(parts) - 1 in holes:
+    if halves[0] == "" and _reads_as_proof(name) and len(parts) - 1 in holes:
         return len(parts) - 1
     return None
 
@@ -453,7 +466,7 @@ def _short_pattern(
     if halves is None:
         return None
     given = singles[0].strip()
-    if halves[0] == "" and not name.startswith("h"):
+    if halves[0] == "" and not _reads_as_proof(name):
         return None  # an ∃'s second part is its property: only a proof-like name goes there
     fixed = code.replace(f"⟨{singles[0]}⟩", f"⟨{given}, {name}⟩", 1)
     why = f"The pattern `⟨{given}⟩` on line {number} names one of the two parts it takes apart"
@@ -470,7 +483,7 @@ def _bound_somewhere(ctx: Context, name: str) -> bool:
         code = code.split("--", 1)[0]
         if re.search(rf"^\s*(?:·\s*)?(intro|intros|rintro|have|obtain|rcases|fun)\b.*{word}", code):
             return True
-        if re.search(rf"\|\s*\w+[^=]*{word}[^=]*=>", code) or re.search(rf"fun\s[^=]*{word}", code):
+        if re.search(rf"\|\s*\w+[^=]*{word}[^=]*=>", code) or re.search(rf"fun\s[^=↦]*{word}", code):
             return True
     return False
 
@@ -525,9 +538,6 @@ def _name_search_advice(line: int) -> Advice:
     )
 
 
-_LOCAL_NAME = re.compile(r"^[a-z][\w'₀-₉]{0,4}$")
-
-
 _BARE_SPLIT = re.compile(r"^(cases|induction)\s+([\w'₀-₉]+)\s*;?$")
 
 
@@ -538,7 +548,7 @@ def _obtain_names(name: str, typ: str, shape: Shape) -> str:
         return "left, right"  # the names Lean 4 `cases` gives the halves (`left✝`, `right✝`)
     if shape is Shape.EXISTS:
         witness = (binder_names(typ) or ["w"])[0]
-        return f"{witness}, {name}" if name.startswith("h") else f"{name}, h{name}"
+        return f"{witness}, {name}" if _reads_as_proof(name) else f"{name}, h{name}"
     return f"{name}, h2" if not name.endswith("2") else f"h1, {name}"
 
 
@@ -602,7 +612,7 @@ def _reordered_name(name: str, lemmas: list[str]) -> NameGuess | None:
 def _fact_for_goal(name: str, ctx: Context, line: int) -> str | None:
     """A misspelt hypothesis (`h` for `hp`): the one fact in scope whose type is exactly the
     goal at the line (traced from the statement); no guess without that evidence."""
-    if not re.fullmatch(r"h\w*", name):
+    if not _reads_as_proof(name):
         return None
     goal = traced_goal(ctx.statement, ctx.text, line)
     if goal is None:
@@ -739,7 +749,10 @@ def _parts_never_named(ctx: Context, name: str, line: int) -> Advice | None:
         if split is None or split.shape is not Shape.AND or "✝" in fact:
             continue
         sides = [split.left.strip(), split.right.strip()]
-        names = [f"h{side}" if re.fullmatch(r"[a-zα-ω][\w'₀-₉]*", side) else "" for side in sides]
+        prefix = "H" if name.startswith("H") else "h"
+        names = [
+            f"{prefix}{side}" if re.fullmatch(r"[a-zα-ω][\w'₀-₉]*", side) else "" for side in sides
+        ]
         if name not in names or "" in names:
             continue
         pattern = f"⟨{', '.join(names)}⟩"

@@ -106,18 +106,44 @@ def _false_statement(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | N
     return false_claim_advice(anchor, false_because(plain, domain))
 
 
+# How a proof names a witness: `exists w`, `use w`, `refine ⟨w, ?_⟩`, `exact ⟨w, _⟩`.
+_WITNESS_CHOICE = re.compile(
+    r"(?:(?P<tactic>exists|use)\s+(?P<plain>.+)|(?:refine|exact|apply)\s+⟨\s*(?P<tuple>[^,⟨⟩]+?)\s*,.*⟩)"
+)
+# Steps that turn a goal into an equivalent one: if the goal after them is false, it was
+# false before them, so they are not where the proof went wrong.
+_EQUIVALENT_STEP = re.compile(r"(rw|rewrite|simp|norm_num|ring_nf|unfold|dsimp|show|push_cast)\b")
+
+
+def _witness_choice(ctx: Context, anchor: int) -> tuple[int, str, str] | None:
+    """(line, code, witness) of the step above `anchor` that chose the witness, when every
+    step between them only rewrites the goal into an equivalent one."""
+    first, _ = ctx.text.declaration_span(anchor)
+    for number in range(anchor, first, -1):
+        code = ctx.text.line(number).split("--", 1)[0].strip().lstrip("·").strip()
+        if not code:
+            continue
+        chosen = _WITNESS_CHOICE.fullmatch(code)
+        if chosen is not None:
+            witness = chosen.group("plain") or chosen.group("tuple")
+            return number, code, witness.strip()
+        if not _EQUIVALENT_STEP.match(code):
+            return None
+    return None
+
+
 def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
-    """`intro n` then `exists n` on `∃ m, m > n` leaves `n > n`, false whatever `n` is: the
-    witness is wrong, not the steps after it; a term in the other variables that makes the
+    """`intro n` then `exists n` on `∃ m, m > n` leaves `n > n`, false whatever `n` is (and so
+    does `refine ⟨k, ?_⟩` then `rw [hk]` on an `Odd (n + 2)`): the witness is wrong, not the
+    steps after it, which only rewrote the goal. A term in the other variables that makes the
     property follow (checked by tutor/coach/linear.py), else say the witness is wrong."""
-    code = ctx.text.line(anchor).split("--", 1)[0].strip().lstrip("·").strip()
-    chosen = re.fullmatch(r"(exists|use)\s+(.+)", code)
-    before = traced_goal(ctx.statement, ctx.text, anchor)
-    found = evidence.existential(before, evidence.domain_of_text(ctx.statement)) if before else None
-    if chosen is None or found is None or len(found.names) != 1:
+    choice = _witness_choice(ctx, anchor)
+    if choice is None:
         return None
+    at, code, witness = choice
     goal = goals[0]
-    if found.domain not in (evidence.NAT, evidence.INT):
+    domain = evidence.domain_of_text(goal.target, goal.variable_types())
+    if domain not in (evidence.NAT, evidence.INT):
         return None
     free = sorted(set(re.findall(r"(?<![\w.'])([a-z][\w'₀-₉]*)(?![\w'])", goal.target)))
     if not 1 <= len(free) <= 2:
@@ -125,27 +151,33 @@ def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal])
     points = [
         dict(zip(free, values, strict=True)) for values in product(range(-3, 6), repeat=len(free))
     ]
-    if found.domain == evidence.NAT:
+    if domain == evidence.NAT:
         points = [p for p in points if min(p.values()) >= 0]
-    if any(evidence.holds(goal.target, found.domain, point) is not False for point in points):
+    if any(evidence.holds(goal.target, domain, point) is not False for point in points):
         return None  # not false at every point tried: maybe a later step can finish it
-    facts = [t for n, t in goal.named_facts() if "✝" not in n]
-    var = found.names[0]
-    for candidate in [f"{free[0]} + 1", free[0], f"{free[0]} + 2", f"2 * {free[0]}", "0", "1"]:
-        body = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({candidate})", found.body)
-        if linear.entails(body, facts, found.domain):
-            fixed = f"{chosen.group(1)} {candidate}"
-            return Advice(
-                anchor,
-                f"Do write `{fixed}` on line {anchor} instead of `{code}`: with your witness the "
-                f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no "
-                "step after it can finish; this one makes the property hold.",
-            )
+    in_witness = [v for v in free if re.search(rf"(?<![\w.']){re.escape(v)}(?![\w'])", witness)]
+    var_name = (in_witness or free)[0]
+    before = traced_goal(ctx.statement, ctx.text, at)
+    found = evidence.existential(before, evidence.domain_of_text(ctx.statement)) if before else None
+    chosen = _WITNESS_CHOICE.fullmatch(code)
+    if found and len(found.names) == 1 and chosen is not None and chosen.group("tactic"):
+        facts = [t for n, t in goal.named_facts() if "✝" not in n]
+        var = found.names[0]
+        for candidate in [f"{free[0]} + 1", free[0], f"{free[0]} + 2", f"2 * {free[0]}", "0", "1"]:
+            body = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({candidate})", found.body)
+            if linear.entails(body, facts, found.domain):
+                fixed = f"{chosen.group('tactic')} {candidate}"
+                return Advice(
+                    at,
+                    f"Do write `{fixed}` on line {at} instead of `{code}`: with your witness the "
+                    f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no "
+                    "step after it can finish; this one makes the property hold.",
+                )
     return Advice(
-        anchor,
-        f"Do choose another witness than `{chosen.group(2)}` on line {anchor}: with it the "
-        f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no step after "
-        "it can finish.",
+        at,
+        f"Do choose another witness than `{witness}` on line {at}: the witness is wrong, since "
+        f"with it the goal becomes `{shorten(goal.target, 20)}`, false whatever `{var_name}` "
+        "is, so no step after it can finish.",
     )
 
 
