@@ -150,5 +150,10 @@ REWRITES: dict[str, Callable[[Case], Case | None]] = {
     "`example` for `theorem`": lambda c: (
         _substituted(c, r"^theorem [\w'.]+", "example", only_line=1) if _sorry_free(c) else None
     ),
+    "`<-` for `←`": lambda c: _substituted(c, "← ?", "<- "),
+    "`λ` for `fun`": lambda c: _substituted(c, r"\bfun\b", "λ"),
+    "`rcases h with` for `obtain … := h`": lambda c: _substituted(
+        c, r"obtain (⟨[^:=]*⟩) := ([\w'.₀-₉]+)\s*$", r"rcases \2 with \1"
+    ),
     "`Nat` for `ℕ`": lambda c: _substituted(c, "ℕ", "Nat") if c["library"] == "mathlib" else None,
 }

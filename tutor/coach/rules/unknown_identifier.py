@@ -207,10 +207,12 @@ def _underscore_binder(ctx: Context, name: str, line: int) -> Advice | None:
         code = ctx.text.line(number).split("--", 1)[0]
         if number < line and re.match(r"\s*(theorem|lemma|example)\b", code):
             return None
-        binders = re.findall(r"\b(fun|intro)\s+_(?=\s|$|=>)", code)
+        binders = re.findall(r"(?<![\w.])(fun|λ|intro)\s+_(?=\s|$|=>|↦)", code)
         if len(binders) == 1:
             keyword = binders[0]
-            fixed = re.sub(rf"\b{keyword}\s+_(?=\s|$|=>)", f"{keyword} {name}", code, count=1)
+            fixed = re.sub(
+                rf"(?<![\w.]){keyword}\s+_(?=\s|$|=>|↦)", f"{keyword} {name}", code, count=1
+            )
             return Advice(
                 number,
                 f"Do write `{shorten(fixed.strip(), 40)}` on line {number}: the `_` binder "
@@ -350,8 +352,8 @@ def _unbound_in_pattern(ctx: Context, name: str, line: int) -> tuple[int, str, s
         if re.match(r"^(theorem|lemma|example)\b", code):
             break
         if not re.match(
-            r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|match|cases)\b|^\|\s*⟨", code
-        ) and not re.search(r"\bfun\s*⟨", code):
+            r"^(?:·\s*)?(obtain|rcases|rintro|intro|fun|λ|match|cases)\b|^\|\s*⟨", code
+        ) and not re.search(r"(?<![\w.])(fun|λ)\s*⟨", code):
             continue
         # A `match` alternative: only its pattern (before `=>`) names anything.
         pattern = code.split("=>", 1)[0].strip() if code.startswith("|") else code
@@ -481,9 +483,13 @@ def _bound_somewhere(ctx: Context, name: str) -> bool:
     word = rf"(?<![\w.']){re.escape(name)}(?![\w'])"
     for code in ctx.text.lines:
         code = code.split("--", 1)[0]
-        if re.search(rf"^\s*(?:·\s*)?(intro|intros|rintro|have|obtain|rcases|fun)\b.*{word}", code):
+        if re.search(
+            rf"^\s*(?:·\s*)?(intro|intros|rintro|have|obtain|rcases|fun|λ)\b.*{word}", code
+        ):
             return True
-        if re.search(rf"\|\s*\w+[^=]*{word}[^=]*=>", code) or re.search(rf"fun\s[^=↦]*{word}", code):
+        if re.search(rf"\|\s*\w+[^=]*{word}[^=]*=>", code) or re.search(
+            rf"(?<![\w.])(fun|λ)\s[^=↦]*{word}", code
+        ):
             return True
     return False
 
