@@ -135,7 +135,48 @@ def _sorry_free(case: Case) -> bool:
     return "sorry" not in json.dumps(case["messages"])
 
 
+def _earlier_wording(message: str) -> str:
+    """A Lean 4.2x message in the wording Lean printed before its messages were capitalised, as
+    recorded in ../shared/data/lean_transcripts (`tactic 'decide' proved that the proposition`,
+    `tactic 'rewrite' failed, did not find instance of the pattern in the target expression`,
+    `tactic 'rfl' failed, the left-hand side`, `tactic 'apply' failed, failed to unify`,
+    `type mismatch`, `unknown identifier 'x'`)."""
+    head, _, rest = message.partition("\n")
+    head = re.sub(r"^Unknown (identifier|constant) `([^`]+)`", r"unknown \1 '\2'", head)
+    head = re.sub(r"^Type mismatch$", "type mismatch", head)
+    head = re.sub(r"^Tactic `decide` proved", "tactic 'decide' proved", head)
+    head = re.sub(
+        r"^Tactic `rfl` failed: The left-hand side", "tactic 'rfl' failed, the left-hand side", head
+    )
+    if head.startswith("Tactic `rewrite` failed: Did not find an occurrence of the pattern"):
+        # The old message names the pattern, then the context; no "in the target expression" block.
+        pattern, _, after = rest.partition("\nin the target expression\n")
+        context = after.split("\n\n", 1)[1] if "\n\n" in after else ""
+        head = (
+            "tactic 'rewrite' failed, did not find instance of the pattern in the target expression"
+        )
+        rest = pattern + ("\n" + context if context else "")
+    apply = re.match(r"^Tactic `apply` failed: could not unify the conclusion of `[^`]+`$", head)
+    if apply and "\nwith the goal\n" in rest:
+        conclusion, _, after = rest.partition("\nwith the goal\n")
+        goal, _, context = after.partition("\n\n")
+        context = re.sub(r"^Note: The full type of .*?\n\n", "", context, flags=re.DOTALL)
+        head = "tactic 'apply' failed, failed to unify"
+        rest = f"{conclusion}\nwith\n{goal}\n{context}"
+    return head + ("\n" + rest if rest else "")
+
+
+def earlier_wording(case: Case) -> Case | None:
+    new = copy.deepcopy(case)
+    for message in new["messages"]:
+        message["data"] = _earlier_wording(message["data"])
+    if [m["data"] for m in new["messages"]] == [m["data"] for m in case["messages"]]:
+        return None
+    return new
+
+
 REWRITES: dict[str, Callable[[Case], Case | None]] = {
+    "Lean's earlier wording": earlier_wording,
     "capital hypothesis names": renamed,
     "`.` for `·`": lambda c: _substituted(c, r"^(\s*)· ", r"\1. "),
     "`↦` after `fun`": lambda c: _substituted(c, r"(fun [^=]*?)=>", r"\1↦"),
