@@ -22,7 +22,7 @@ from tutor.coach.goals import (
     split_target,
     strip_parens,
 )
-from tutor.coach.rewriting import closes_by_computation, rewrites
+from tutor.coach.rewriting import closes_by_computation, closes_by_rfl, rewrites
 
 
 def _norm(text: str) -> str:
@@ -103,7 +103,9 @@ def forall_instance(target: str, typ: str) -> str | None:
         return None
     if not found or len(seen) != len(names):
         return None
-    return " ".join(found.group(v) for v in names)
+    # `_norm` spaced the brackets out to compare terms; print each value as Lean writes it.
+    values = [found.group(v).replace("( ", "(").replace(" )", ")") for v in names]
+    return " ".join(values)
 
 
 def binder_names(quantified: str) -> list[str]:
@@ -380,6 +382,20 @@ def substitution_step(goal: Goal, mathlib: bool) -> str | None:
             return (
                 f"close it with `{closer}` (or `rw [{found.name}]` first): with `{found.name}` "
                 f"the goal becomes `{shorten(found.target, 24)}`, true by computation"
+            )
+    for found in rewrites(facts, goal.target):
+        if closes_by_rfl(found):
+            return (
+                f"close it with `simp [{found.name}]` (or `rw [{found.name}]`): `simp` never uses "
+                f"a hypothesis you do not list, and rewriting with `{found.name}` makes both "
+                "sides the same"
+            )
+        others = [t for n, t in facts if n != found.name]
+        if not found.substitution and linear.entails(found.target, others, domain) is True:
+            closer = "omega" if domain in (evidence.NAT, evidence.INT) else "linarith"
+            return (
+                f"close it with `simp [{found.name}]` (or `rw [{found.name}]`, then `{closer}`): "
+                f"simp only uses hypotheses you list, and with `{found.name}` the goal adds up"
             )
     return None
 

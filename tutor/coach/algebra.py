@@ -121,5 +121,24 @@ def ac_step(target: str, prefix: str = "Nat") -> str | None:
     return "ac_rfl"
 
 
+_APPLIED = re.compile(r"^(?P<head>[A-Za-z_][\w'₀-₉.]*)\s+\((?P<arg>.+)\)$")
+
+
+def ac_step_inside(target: str, mathlib: bool) -> str | None:
+    """`f (a + b) = f (b + a)`: the same function applied to arguments equal by commutativity
+    and associativity; `rw` rewrites inside the application, so the step is the argument's."""
+    split = split_target(target)
+    if split.shape is not Shape.EQ:
+        return None
+    left, right = _APPLIED.match(split.left.strip()), _APPLIED.match(split.right.strip())
+    if left is None or right is None or left.group("head") != right.group("head"):
+        return None
+    step = ac_step(f"{left.group('arg')} = {right.group('arg')}", "Nat")
+    if step is None:
+        return None
+    # With Mathlib the general lemma, without its `Nat.` prefix, fits any commutative type.
+    return step.replace("Nat.", "") if mathlib else step
+
+
 def _arg(node: Node) -> str:
     return node.text(top=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from tutor.coach import evidence
+from tutor.coach import evidence, lemmas
 from tutor.coach.context import normal, same
 from tutor.coach.goals import Shape, shorten, split_target
 from tutor.lean.messages import Mismatch
@@ -229,9 +229,18 @@ def _premises(lemma: str) -> str:
 _WEAKER = {"lt": "le", "pos": "nonneg", "neg": "nonpos"}
 
 
-def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
+def relation_swap(
+    p: Mismatch,
+    line: int,
+    source: str,
+    mathlib: bool,
+    goal: str | None = None,
+    facts: Sequence[tuple[str, str]] = (),
+) -> list[Advice]:
     """`abs_lt.mp h` with `h : |x| ≤ 2`: the argument differs from what the lemma takes only in
-    `≤` against `<`, and the lemma with `le` for `lt` (or back) exists: use that one."""
+    `≤` against `<`, and the lemma with `le` for `lt` (or back) exists: use that one. Where the
+    step is the whole `exact` and the member's statement is known, it must conclude the goal
+    (`add_nonneg` does not give `0 < a + b`); else the lemma that does, from the facts."""
     if not p.application:
         return []
     has, want = normal(p.has), _META.sub("?", normal(p.expected))
@@ -250,6 +259,19 @@ def relation_swap(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Ad
     fixed = re.sub(rf"(?<![\w.]){re.escape(base)}(?=[.\s)]|$)", other, source.strip(), count=1)
     if fixed == source.strip():
         return []
+    if goal and source.strip().startswith("exact ") and not lemmas.concludes(other, goal):
+        stated = lemmas.instances(goal, facts, mathlib)
+        if not stated:
+            return []
+        return [
+            (
+                line,
+                f"Do write `exact {stated[0]}` on line {line}: `{p.term}` proves "
+                f"`{shorten(has, 20)}`, which `{base}` does not take, and `{other}` would conclude "
+                f"less than the goal `{shorten(goal, 20)}`; `{stated[0].split()[0]}` states it "
+                "from the facts you have.",
+            )
+        ]
     return [
         (
             line,

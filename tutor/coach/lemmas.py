@@ -54,6 +54,42 @@ LEMMAS = (
     Lemma("Real.sqrt_nonneg", ("?a",), (), "0 ≤ √?a"),
     Lemma("Real.exp_pos", ("?a",), (), "0 < Real.exp ?a"),
     Lemma("Real.sqrt_sq", (), ("0 ≤ ?a",), "√(?a ^ 2) = ?a"),
+    Lemma("Real.exp_nonneg", ("?a",), (), "0 ≤ Real.exp ?a"),
+    Lemma("Real.add_one_le_exp", ("?a",), (), "?a + 1 ≤ Real.exp ?a"),
+    Lemma("Real.sqrt_pos.mpr", (), ("0 < ?a",), "0 < √?a"),
+    # Order/Basic, Algebra/Order/Group/Defs, Algebra/Order/Ring/Lemmas
+    Lemma("le_of_lt", (), ("?a < ?b",), "?a ≤ ?b"),
+    Lemma("le_of_eq", (), ("?a = ?b",), "?a ≤ ?b"),
+    Lemma("ne_of_lt", (), ("?a < ?b",), "?a ≠ ?b"),
+    Lemma("ne_of_gt", (), ("?b < ?a",), "?a ≠ ?b"),
+    Lemma("le_antisymm", (), ("?a ≤ ?b", "?b ≤ ?a"), "?a = ?b"),
+    Lemma("add_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a + ?b"),
+    Lemma("add_nonneg", (), ("0 ≤ ?a", "0 ≤ ?b"), "0 ≤ ?a + ?b"),
+    Lemma("add_pos_of_pos_of_nonneg", (), ("0 < ?a", "0 ≤ ?b"), "0 < ?a + ?b"),
+    Lemma("add_pos_of_nonneg_of_pos", (), ("0 ≤ ?a", "0 < ?b"), "0 < ?a + ?b"),
+    Lemma("add_le_add", (), ("?a ≤ ?b", "?c ≤ ?d"), "?a + ?c ≤ ?b + ?d"),
+    Lemma("add_lt_add", (), ("?a < ?b", "?c < ?d"), "?a + ?c < ?b + ?d"),
+    Lemma("sub_nonneg.mpr", (), ("?b ≤ ?a",), "0 ≤ ?a - ?b"),
+    Lemma("sub_pos.mpr", (), ("?b < ?a",), "0 < ?a - ?b"),
+    Lemma("mul_le_mul_of_nonneg_left", (), ("?b ≤ ?c", "0 ≤ ?a"), "?a * ?b ≤ ?a * ?c"),
+    Lemma("mul_le_mul_of_nonneg_right", (), ("?b ≤ ?c", "0 ≤ ?a"), "?b * ?a ≤ ?c * ?a"),
+    Lemma("abs_pos.mpr", (), ("?a ≠ 0",), "0 < |?a|"),
+    Lemma("abs_mul", ("?a", "?b"), (), "|?a * ?b| = |?a| * |?b|"),
+    Lemma("abs_neg", ("?a",), (), "|-?a| = |?a|"),
+    Lemma("sq_abs", ("?a",), (), "|?a| ^ 2 = ?a ^ 2"),
+    Lemma("abs_sub_abs_le_abs_sub", ("?a", "?b"), (), "|?a| - |?b| ≤ |?a - ?b|"),
+    Lemma("add_comm", ("?a", "?b"), (), "?a + ?b = ?b + ?a"),
+    Lemma("mul_comm", ("?a", "?b"), (), "?a * ?b = ?b * ?a"),
+    # core Init/Data/Nat/Basic, Init/Prelude
+    Lemma("Nat.lt_succ_self", ("?n",), (), "?n < ?n + 1", mathlib=False),
+    Lemma("Nat.le_succ", ("?n",), (), "?n ≤ ?n + 1", mathlib=False),
+    Lemma("Nat.zero_le", ("?n",), (), "0 ≤ ?n", mathlib=False),
+    Lemma("Nat.succ_pos", ("?n",), (), "0 < ?n + 1", mathlib=False),
+    Lemma("Nat.succ_ne_zero", ("?n",), (), "?n + 1 ≠ 0", mathlib=False),
+    Lemma("Nat.pos_of_ne_zero", (), ("?n ≠ 0",), "0 < ?n", mathlib=False),
+    Lemma("Nat.le_of_lt_succ", (), ("?m < ?n + 1",), "?m ≤ ?n", mathlib=False),
+    Lemma("Nat.add_comm", ("?n", "?m"), (), "?n + ?m = ?m + ?n", mathlib=False),
+    Lemma("Nat.mul_comm", ("?n", "?m"), (), "?n * ?m = ?m * ?n", mathlib=False),
     Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
     Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),
@@ -62,6 +98,8 @@ LEMMAS = (
 )
 
 _NAT_TWINS = {
+    "Nat.add_comm": "add_comm",
+    "Nat.mul_comm": "mul_comm",
     "Nat.dvd_mul_right": "dvd_mul_right",
     "Nat.dvd_mul_left": "dvd_mul_left",
     "Nat.mul_pos": "mul_pos",
@@ -74,6 +112,13 @@ def available(mathlib: bool) -> list[Lemma]:
     if mathlib:
         return [lemma for lemma in LEMMAS if lemma.name not in _NAT_TWINS]
     return [lemma for lemma in LEMMAS if not lemma.mathlib]
+
+
+def concludes(name: str, target: str) -> bool:
+    """Whether the lemma `name` can conclude `target`: True when its statement is not in the
+    table (nothing known against it), else whether its conclusion matches."""
+    statement = next((lemma for lemma in LEMMAS if lemma.name == name), None)
+    return statement is None or match_pattern(statement.conclusion, oriented(target)) is not None
 
 
 def _argument(term: str) -> str:

@@ -299,6 +299,50 @@ def entails(goal: str, facts: Sequence[str], domain: str) -> bool | None:
     return verdict
 
 
+def counterexample(goal: str, facts: Sequence[str], domain: str) -> dict[str, Fraction] | None:
+    """Values of the goal's variables (at most two) at which every fact holds and the goal does
+    not: the goal is false as stated, and no tactic proves it. The values tried are where some
+    fact or the goal is tight, and a step either side of it; None when none is found or a fact
+    cannot be read (a fact left out could be the one that rules the point out)."""
+    from tutor.coach.evidence import holds  # evaluation, not linear algebra
+
+    system: list[Constraint] = []
+    for text in [*facts, goal]:
+        found = constraints_of(text, domain)
+        if found is None:
+            return None
+        system.extend(found)  # a fact that is no comparison (`≠`, `∧`) is evaluated below
+    names = sorted(_variables(system))
+    # An atom such as `|x|` or `f x` has facts of its own (`0 ≤ |x|`) a point could break.
+    atoms_seen = {k for poly, _ in system for k in poly if k}
+    if not 1 <= len(names) <= 2 or any(len(k) > 1 or not _is_plain(k[0]) for k in atoms_seen):
+        return None
+    values: dict[str, set[Fraction]] = {n: {Fraction(0), Fraction(1)} for n in names}
+    for poly, _ in system:
+        unknowns = [k[0] for k in poly if k]
+        if len(unknowns) == 1:
+            name = unknowns[0]
+            tight = -poly.get((), Fraction(0)) / poly[(name,)]
+            values[name] |= {
+                tight,
+                tight - 1,
+                tight + 1,
+                tight - Fraction(1, 2),
+                tight + Fraction(1, 2),
+            }
+    if domain in (NAT, INT):
+        values = {n: {v for v in vs if v.denominator == 1} for n, vs in values.items()}
+    if domain == NAT:
+        values = {n: {v for v in vs if v >= 0} for n, vs in values.items()}
+    points: list[dict[str, Fraction]] = [{}]
+    for name in names:
+        points = [{**p, name: v} for p in points for v in sorted(values[name])]
+    for point in points[:400]:
+        if holds(goal, domain, point) is False and all(holds(f, domain, point) for f in facts):
+            return point
+    return None
+
+
 def _variables(system: Sequence[Constraint]) -> set[str]:
     return {k[0] for poly, _ in system for k in poly if len(k) == 1 and _is_plain(k[0])}
 

@@ -41,6 +41,7 @@ CORE_LEMMAS = [
     "Nat.lt_of_le_of_lt",
     "Nat.le_succ",
     "Nat.lt_succ_self",
+    "Nat.succ_pos",
     "Nat.succ_le_succ",
     "Nat.succ_ne_zero",
     "Nat.zero_lt_succ",
@@ -212,6 +213,7 @@ MATHLIB_LEMMAS = [
     "abs_sub_le_iff",
     "sq_pos_of_pos",
     "add_pos_of_pos_of_nonneg",
+    "add_pos_of_nonneg_of_pos",
     "mul_pos_of_neg_of_neg",
     "Set.mem_setOf_eq",
     # the statements tutor/coach/lemmas.py matches goals against
@@ -226,6 +228,18 @@ MATHLIB_LEMMAS = [
     "Nat.Prime.two_le",
     "Nat.le_mul_self",
     "Real.exp_pos",
+    "Real.exp_nonneg",
+    "Real.add_one_le_exp",
+    "Real.sqrt_pos.mpr",
+    "le_antisymm",
+    "add_le_add",
+    "add_lt_add",
+    "sub_nonneg.mpr",
+    "sub_pos.mpr",
+    "abs_pos.mpr",
+    "abs_mul",
+    "abs_neg",
+    "abs_sub_abs_le_abs_sub",
 ]
 
 TACTICS = [

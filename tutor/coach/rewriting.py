@@ -115,3 +115,25 @@ def _grouped(term: str) -> str:
 def closes_by_computation(rewrite: Rewrite, domain: str) -> bool:
     """The rewritten goal is a true claim about numerals (evaluated, nothing left open)."""
     return evidence.is_closed(rewrite.target) and evidence.holds(rewrite.target, domain) is True
+
+
+# `(g n)` as an operand of an infix operator: application binds tighter than any operator,
+# so the parentheses say nothing there (they do in `f (g n)`, where `(g n)` is an argument).
+_OPERAND_IN_PARENS = re.compile(
+    r"(^|[(+\-*/^=<>≤≥≠∧∨,]\s*)\(([\w'₀-₉.]+(?:\s+[\w'₀-₉.]+)*)\)(?=\s*(?:$|[)+\-*/^=<>≤≥≠∧∨,]))"
+)
+
+
+def _plain(text: str) -> str:
+    previous = None
+    text = _norm(text)
+    while previous != text:
+        previous, text = text, _OPERAND_IN_PARENS.sub(r"\1\2", text)
+    return text
+
+
+def closes_by_rfl(rewrite: Rewrite) -> bool:
+    """The rewritten goal is an equation with the same term on both sides (what `simp [h]` and
+    `rw [h]` close at once)."""
+    split = split_target(rewrite.target)
+    return split.shape is Shape.EQ and _plain(strip_parens(split.left)) == _plain(split.right)

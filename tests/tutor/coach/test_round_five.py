@@ -134,7 +134,7 @@ def test_the_open_direction_of_an_iff_is_named() -> None:
     )
     message = "unsolved goals\ncase mpr\na b : Prop\n⊢ b ∨ a → a ∨ b"
     text = coach(attempt, lean(1, 41, message))
-    assert "right-to-left direction (case `mpr`) of the ↔ is still open" in text
+    assert "the other direction of the ↔, right-to-left (case `mpr`), is still open" in text
 
 
 def test_a_missing_alternative_is_said_to_be_missing() -> None:

@@ -1,6 +1,9 @@
 """Issue 30, round six: advice that holds whatever the student's spelling (tested wholesale by
 test_metamorphic.py), a witness chosen by `refine ⟨w, ?_⟩` judged like one chosen by `use`,
-and advice that names the student's own variables.
+advice that names the student's own variables, and the general kinds set H's blind measure
+found unanswered (a family member checked against the goal, `apply` of a conjunction, a ∀ at
+a compound value, a false goal shown false at a point, an unlisted equation for `simp`, a
+rewrite's premise about another term, reordering inside an application, the inductive step).
 
 Every test is a mistake written for this file (none is a case of a bench set), with the
 message in the wording Lean 4 prints, what the advice must say and what it must not.
@@ -8,6 +11,8 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 
 from __future__ import annotations
 
+from tests.tutor.coach.helpers import app_mismatch, rewrite_failed
+from tests.tutor.coach.test_general_rules import linarith_failed
 from tests.tutor.coach.test_round_five import coach, lean
 
 
@@ -38,3 +43,117 @@ def test_positivity_advice_names_the_goals_variable() -> None:
     message = "failed to prove strict positivity, but it would be possible to prove nonnegativity if desired"
     text = coach(attempt, lean(2, 2, message), mathlib=True)
     assert "`z ≠ 0`" in text and "`x ≠ 0`" not in text
+
+
+# ------------------------------------------------------------- set H's kinds, own examples
+
+
+def test_a_family_member_that_would_conclude_less_than_the_goal_is_not_offered() -> None:
+    """`add_pos` with a `≤` fact: `add_nonneg` takes it but concludes `0 ≤ …`, not the goal's
+    `0 < …`; the lemma whose statement is the goal from these facts is named instead."""
+    attempt = (
+        "theorem t (a b : ℝ) (ha : 0 ≤ a) (hb : 0 < b) : 0 < a + b := by\n  exact add_pos ha hb"
+    )
+    message = app_mismatch("ha", "0 ≤ a", "0 < a", "add_pos ha hb")
+    text = coach(attempt, lean(2, 16, message), mathlib=True)
+    assert "exact add_nonneg" not in text and "`add_nonneg ha hb`" not in text
+    assert "exact add_pos_of_nonneg_of_pos ha hb" in text
+
+
+def test_apply_of_a_conjunction_whose_part_is_the_goal_takes_that_part() -> None:
+    attempt = "theorem t (a b : Prop) (hab : a ∧ b) : a := by\n  apply hab"
+    message = (
+        "Tactic `apply` failed: could not unify the type of `hab`\n  a ∧ b\nwith the goal\n  a"
+        "\n\na b : Prop\nhab : a ∧ b\n⊢ a"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "(`.1`)" in text and "hab.1" in text
+
+
+def test_a_forall_used_at_the_wrong_compound_value_gets_the_value_the_fact_is_about() -> None:
+    attempt = (
+        "theorem t (P : Nat → Prop) (hP : ∀ n, n ≠ 0 → P n) (x : Nat) (hx : x + 2 ≠ 0) :"
+        " P (x + 2) := by\n  exact hP x hx"
+    )
+    message = app_mismatch("hx", "x + 2 ≠ 0", "x ≠ 0", "hP x hx")
+    text = coach(attempt, lean(2, 13, message))
+    assert "hP (x + 2) hx" in text
+
+
+def test_an_unknown_name_taken_apart_is_the_one_fact_that_can_be() -> None:
+    attempt = (
+        "theorem t (P : Nat → Prop) (hex : ∃ n, P n) : ∃ m, P m := by\n"
+        "  rcases h with ⟨n, hn⟩\n  exact ⟨n, hn⟩"
+    )
+    text = coach(attempt, lean(2, 9, "Unknown identifier `h`"))
+    assert "rcases hex with ⟨n, hn⟩" in text
+
+
+def test_linarith_on_a_goal_false_at_its_boundary_says_so_with_the_point() -> None:
+    attempt = "theorem t (y : ℝ) (h : 3 * y ≤ 6) : y < 2 := by\n  linarith"
+    message = linarith_failed("y : ℝ\nh : 3 * y ≤ 6\na✝ : y ≥ 2")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "false as stated" in text and "`y = 2`" in text
+    assert "`y ≤ 2` does follow" in text
+    assert "nlinarith" not in text
+
+
+def test_linarith_on_a_true_goal_is_never_called_false() -> None:
+    """`y < 2` from `y * y < 4` is true, and no point tried may say otherwise: a fact the
+    search cannot read linearly stops it."""
+    attempt = "theorem t (y : ℝ) (h : y * y < 4) : y < 2 := by\n  linarith"
+    message = linarith_failed("y : ℝ\nh : y * y < 4\na✝ : y ≥ 2")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "false as stated" not in text
+
+
+def test_a_goal_stuck_after_simp_that_an_unlisted_equation_closes_names_it() -> None:
+    attempt = (
+        "theorem t (f : ℕ → ℕ) (hf : ∀ x, f x = 2 * x) (n : ℕ) : f (n + 1) = 2 * (n + 1) := by\n"
+        "  simp"
+    )
+    message = (
+        "unsolved goals\nf : ℕ → ℕ\nhf : ∀ (x : ℕ), f x = 2 * x\nn : ℕ\n⊢ f (n + 1) = 2 * (n + 1)"
+    )
+    text = coach(attempt, lean(1, 82, message), mathlib=True)
+    assert "exact hf (n + 1)" in text  # the ∀ at the goal's value states the goal
+
+
+def test_a_goal_that_an_unlisted_equation_rewrites_to_both_sides_equal_names_simp_with_it() -> None:
+    attempt = (
+        "theorem t (f g : ℕ → ℕ) (hf : ∀ x, f x = x + 3) (n : ℕ) : f (g n) + 1 = g n + 4 := by\n"
+        "  simp"
+    )
+    message = (
+        "unsolved goals\nf g : ℕ → ℕ\nhf : ∀ (x : ℕ), f x = x + 3\nn : ℕ\n⊢ f (g n) + 1 = g n + 4"
+    )
+    text = coach(attempt, lean(1, 88, message), mathlib=True)
+    assert "simp [hf]" in text
+
+
+def test_a_rewrite_whose_premise_is_about_another_term_of_the_goal_names_that_premise() -> None:
+    attempt = "theorem t (y : ℝ) (hy : 0 ≤ y) : |y + 1| = y + 1 := by\n  rw [abs_of_nonneg hy]"
+    message = rewrite_failed("|y|", "|y + 1| = y + 1", "y : ℝ\nhy : 0 ≤ y")
+    text = coach(attempt, lean(2, 6, message), mathlib=True)
+    assert "rw [abs_of_nonneg (by linarith)]" in text and "`0 ≤ y + 1`" in text
+
+
+def test_simp_without_progress_on_sides_equal_up_to_order_inside_names_the_swap() -> None:
+    attempt = "theorem t (g : ℝ → ℝ) (x y : ℝ) : g (x * y) = g (y * x) := by\n  simp"
+    text = coach(attempt, lean(2, 2, "simp made no progress"), mathlib=True)
+    assert "rw [mul_comm x y]" in text
+
+
+def test_a_lean3_comma_between_tactics_is_removed() -> None:
+    attempt = "theorem t (p q : Prop) (hp : p) (hq : q) : p ∧ q := by\n  constructor,\n  exact hp"
+    text = coach(attempt, lean(2, 13, "unexpected token ','; expected command"))
+    assert "remove the comma" in text and "Lean 3" in text
+
+
+def test_a_sorry_for_the_inductive_step_points_at_the_unused_hypothesis() -> None:
+    attempt = (
+        "theorem t (n : Nat) : 0 + n = n := by\n  induction n with\n  | zero => rfl\n"
+        "  | succ k ih => sorry"
+    )
+    text = coach(attempt, lean(1, 8, "declaration uses `sorry`", severity="warning"))
+    assert "simp [ih]" in text and "induction hypothesis `ih`" in text

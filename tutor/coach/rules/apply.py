@@ -179,7 +179,7 @@ def _previous_intro_line(text: AttemptText, line: int) -> int | None:
 
 
 _UNIFY = re.compile(
-    r"(?:could not unify the conclusion of\s*`?(?P<fn>[^`\n]*)`?|failed to unify)\s*\n"
+    r"(?:could not unify the (?:conclusion|type) of\s*`?(?P<fn>[^`\n]*)`?|failed to unify)\s*\n"
     r"(?P<conclusion>(?:[ \t]+[^\n]*\n)+?)\s*with(?: the goal)?\s*\n(?P<goal>(?:[ \t]+[^\n]*(?:\n|$))+)",
     re.IGNORECASE,
 )

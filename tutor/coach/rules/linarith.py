@@ -59,6 +59,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     unequal = _not_equal(line, goal, original, ctx.mathlib, tactic)
     if unequal:
         return [unequal]
+    false = _false_goal(line, original, facts, domain)
+    if false:
+        return [false]
     if ctx.mathlib:
         given = [t for n, t in facts if n != "_" and not n.startswith("a✝")]
         lemma = linear.abs_bound(original, given, domain) if original else None
@@ -161,6 +164,43 @@ def _original_goal(d: Diagnostic, ctx: Context, goal: Goal) -> str | None:
     if split.op not in _NEGATED:
         return None
     return f"{split.left} {_NEGATED[split.op]} {split.right}"
+
+
+def _false_goal(
+    line: int, original: str | None, facts: list[tuple[str, str]], domain: str
+) -> Advice | None:
+    """`x < 3` from `h : 2 * x + 1 ≤ 7`: at `x = 3` the hypotheses hold and the goal does not,
+    so the goal is false as stated; say where, and the weaker goal that does follow."""
+    if original is None:
+        return None
+    given = [
+        (n, t)
+        for n, t in facts
+        if n != "_" and not n.startswith("a✝") and evidence.domain_of_type(t) is None
+    ]
+    point = linear.counterexample(original, [t for _, t in given], domain)
+    if point is None:
+        return None
+    where = ", ".join(f"`{n} = {evidence.show(v)}`" for n, v in point.items())
+    used = [
+        n
+        for n, t in given
+        if any(re.search(rf"(?<![\w.']){re.escape(v)}(?![\w'])", t) for v in point)
+    ]
+    verb = "holds" if len(used[:3]) == 1 else "hold"
+    named = f"`{'`, `'.join(used[:3])}` {verb}" if used else "your hypotheses hold"
+    weaker = original.replace("<", "≤") if "<" in original and "≤" not in original else None
+    also = (
+        f"; the weaker `{shorten(weaker, 20)}` does follow"
+        if weaker and linear.entails(weaker, [t for _, t in given], domain)
+        else ""
+    )
+    return Advice(
+        line,
+        f"Don't try to prove `{shorten(original, 24)}` here: it is false as stated. With {where}, "
+        f"{named} but the goal does not, so no tactic can prove it. Check the statement or the "
+        f"step that produced it{also}.",
+    )
 
 
 def _integer_step_on_reals(

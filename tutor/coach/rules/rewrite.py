@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, fixes, hypotheses, lemmas, linear
+from tutor.coach.context import same
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -57,7 +58,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                     f"goal contains `{shorten(hyp.right, 30)}`, not `{shorten(pattern, 30)}`.",
                 )
     if pattern and goals:
-        relative = _relative_rewrite(line, goals[0], ctx)
+        relative = _relative_rewrite(line, goals[0], ctx) or _premise_for_the_goals_term(
+            line, goals[0], ctx
+        )
         if relative:
             return [relative]
         value = _other_value(line, pattern, goals[0], ctx)
@@ -111,6 +114,43 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
         f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
         "the other one.",
     )
+
+
+def _premise_for_the_goals_term(line: int, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [abs_of_nonneg h0]` (`h0 : 0 ≤ x`) on a goal about `|x - 1|`: the lemma's left side
+    is in the goal at another term, so the premise it needs is about that term (`0 ≤ x - 1`);
+    name the fact that states it, or the tactic that proves it from the facts."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    words = step.group(2).split() if step else []
+    lemma = next((x for x in lemmas.available(ctx.mathlib) if words and x.name == words[0]), None)
+    if lemma is None or len(words) != 2 or len(lemma.premises) != 1 or lemma.args:
+        return None
+    left = lemma.conclusion.split(" = ")[0].strip()
+    holes = re.findall(r"\?[\w'₀-₉]+", left)
+    if len(set(holes)) != 1:
+        return None
+    if left == f"|{holes[0]}|":
+        terms = [m.group(1).strip() for m in re.finditer(r"\|([^|]+)\|", goal.target)]
+    else:
+        regex = hypotheses.pattern_regex(left)
+        terms = [m.group("m0") for m in regex.finditer(goal.target)] if regex else []
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    domain = evidence.domain_of_text(goal.target, goal.variable_types())
+    for term in dict.fromkeys(terms):
+        needed = lemma.premises[0].replace(holes[0], term)
+        stated = next((n for n, t in facts if same(t, needed)), None)
+        if stated is None and linear.entails(needed, [t for _, t in facts], domain) is not True:
+            continue
+        proof = stated or ("(by linarith)" if ctx.mathlib else "(by omega)")
+        return Advice(
+            line,
+            f"Do write `rw [{lemma.name} {proof}]` on line {line}: the goal has "
+            f"`{shorten(left.replace(holes[0], term), 20)}`, so `{lemma.name}` needs "
+            f"`{shorten(needed, 20)}` there, not `{words[1]}`"
+            + ("" if stated else "; that follows from your hypotheses")
+            + ".",
+        )
+    return None
 
 
 _VALUE = re.compile(r"[\w'₀-₉.]+")

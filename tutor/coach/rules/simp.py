@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import context, evidence, fixes, hypotheses, linear
+from tutor.coach.algebra import ac_step_inside
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -81,6 +82,14 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         denominator = _nonzero_denominator(goal, scene) if ctx.mathlib else None
         if denominator:
             return one(line, denominator.replace("{line}", str(line)))
+        inside = ac_step_inside(goal.target, ctx.mathlib)
+        if inside:
+            return one(
+                line,
+                f"Do write `{inside}` on line {line} instead of `{tactic}`: the two sides of "
+                f"`{shorten(goal.target, 30)}` differ only in the order of a sum or product "
+                "inside, and simp does not reorder terms (commutativity is not a simp lemma).",
+            )
     only = re.fullmatch(r"simp only \[([^\],]+)\]", ctx.text.line(line).strip())
     if only:
         # `simp only [L]` with one lemma and no progress: L's left-hand side is nowhere in it.

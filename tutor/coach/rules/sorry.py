@@ -29,6 +29,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     more = f" (and {len(lines) - 1} more below)" if len(lines) > 1 else ""
     goal = _goal_at_whole_proof_sorry(ctx, span[0], anchor) or _goal_of_step(ctx, anchor)
     if goal is None:
+        step = _induction_step(ctx, anchor)
+        if step is not None:
+            return one(
+                anchor,
+                f"Do replace the `sorry` on line {anchor}{more} with the inductive step, using "
+                f"the induction hypothesis `{step}`, which this branch names and never uses: "
+                f"try `simp [{step}]` (or `simp_all`), or rewrite the goal with `rw [{step}]` "
+                f"once it is in the form `{step}` speaks about.",
+            )
         return one(
             anchor,
             f"Do replace the `sorry` on line {anchor}{more} with a proof of that step: the "
@@ -61,6 +70,26 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             Advice(anchor, f"Do replace the `sorry` on line {anchor}: {answer}.", reveals=True)
         )
     return advice
+
+
+_STEP_ALTERNATIVE = re.compile(
+    r"^\|\s*(?:succ|cons)\b(?P<names>(?:\s+[\w'₀-₉]+)*)\s*=>\s*(?P<rest>.*)$"
+)
+
+
+def _induction_step(ctx: Context, line: int) -> str | None:
+    """The induction hypothesis's name when the `sorry` on `line` is the inductive step of an
+    `induction ... with` (`| succ k ih => sorry`) and the branch never uses it."""
+    code = ctx.text.line(line).split("--", 1)[0].strip()
+    match = _STEP_ALTERNATIVE.match(code)
+    if match is None or not re.fullmatch(r"sorry", match.group("rest").strip()):
+        return None
+    names = match.group("names").split()
+    start, _ = ctx.text.declaration_span(line)
+    above = " ".join(ctx.text.line(n) for n in range(start, line))
+    if not names or not re.search(r"\binduction\b", above):
+        return None
+    return names[-1]
 
 
 def _goal_at_whole_proof_sorry(ctx: Context, decl_line: int, sorry_line: int) -> Goal | None:

@@ -76,8 +76,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if token == ",":
         return one(
             line,
-            f"Don't end or separate tactics with commas on line {line}: Lean 4 separates "
-            "tactics by new lines or `;`, and uses `<;>` to run one on every goal.",
+            f"Do remove the comma on line {line}: commas between tactics are Lean 3 syntax; "
+            "Lean 4 separates tactics by new lines or `;`, and uses `<;>` to run one on every "
+            "goal.",
         )
     if token == "at":
         return one(

@@ -294,7 +294,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         families.conjunction_half(parts, d.line, source),
         families.abs_half(parts, d.line, source, ctx.mathlib),
         families.chain_lemma(parts, d.line, source, facts, ctx.mathlib),
-        families.relation_swap(parts, d.line, source, ctx.mathlib),
+        families.relation_swap(parts, d.line, source, ctx.mathlib, goal, facts),
         families.result_relation_swap(parts, d.line, source, facts, ctx.mathlib),
         families.already_proves(parts, d.line, goal, facts),
         _other_premise(parts, d.line, ctx, facts),
@@ -557,21 +557,19 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
     argument of the same application: `h` was instantiated at the wrong value."""
     if not parts.application:
         return None
-    has, want = _TOKEN.findall(parts.has), _TOKEN.findall(parts.expected)
-    if len(has) != len(want):
-        return None
-    pairs = {(a, b) for a, b in zip(has, want, strict=True) if a != b}
-    if len(pairs) != 1:
-        return None
-    ((meant, written),) = pairs
     words = parts.application.split()
-    if parts.term.strip() not in words or written not in words[1 : words.index(parts.term.strip())]:
+    if parts.term.strip() not in words:
         return None
+    earlier = words[1 : words.index(parts.term.strip())]
+    found = _instance_value(parts.has, parts.expected, earlier)
+    if found is None:
+        return None
+    written, meant = found
     goal = traced_goal(ctx.statement, ctx.text, d.line)
-    if goal is not None and (written in _TOKEN.findall(goal) or meant not in _TOKEN.findall(goal)):
-        return None
+    if goal is not None and meant not in " ".join(goal.split()):
+        return None  # the goal is not about the value meant: no evidence for it
     fixed = list(words)
-    fixed[words.index(written, 1)] = meant
+    fixed[words.index(written, 1)] = meant if _TOKEN.fullmatch(meant) else f"({meant})"
     source = ctx.text.line(d.line)
     step = " ".join(fixed)
     if parts.application in source:
@@ -583,6 +581,29 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
         f"`{shorten(parts.has, 20)}`{about}.",
     )
+
+
+def _instance_value(has: str, expected: str, earlier: list[str]) -> tuple[str, str] | None:
+    """(written, meant): the earlier explicit argument `written` such that the expected type,
+    with `written` read as some value, is what the argument proves; that value is `meant`
+    (`hP m hm` with `hm : 0 < m + 1` where `0 < m` was expected: `m + 1` was meant)."""
+    has, expected = " ".join(has.split()), " ".join(expected.split())
+    for written in dict.fromkeys(earlier):
+        if not _TOKEN.fullmatch(written):
+            continue
+        word = rf"(?<![\w.']){re.escape(written)}(?![\w'])"
+        pieces = re.split(word, expected)
+        if len(pieces) < 2:
+            continue
+        pattern = "(?P<v>.+?)".join(re.escape(p) for p in pieces[:2])
+        pattern += "".join(f"(?P=v){re.escape(p)}" for p in pieces[2:])
+        match = re.fullmatch(pattern, has)
+        if match is None or match.group("v").strip() == written:
+            continue
+        meant = match.group("v").strip()
+        if meant.count("(") == meant.count(")"):
+            return written, meant
+    return None
 
 
 _SIDE = re.compile(r"(?<![\w.])(left|right)(?=\s*(;|<;>|$))")

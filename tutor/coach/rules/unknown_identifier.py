@@ -279,11 +279,45 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
             f"Do {step} on line {line}: nothing named `{name}` is in scope there, and "
             f"`{near[0]}` is the one name in scope spelled almost the same."
         )
+    taken_apart = _only_fact_to_take_apart(ctx, name, line, scope)
+    if taken_apart is not None:
+        return taken_apart
     shown = ", ".join(f"`{n}`" for n in proofs[:4])
     listed = f" The hypotheses in scope are {shown}." if shown else ""
     return (
         f"Do bind `{name}` before you use it on line {line}, or use a name that is in scope: "
         f"nothing named `{name}` was introduced (by `intro`, a pattern or `have`).{listed}"
+    )
+
+
+_TAKES_APART = re.compile(
+    r"^(?:·\s*)?(?:(?:cases|rcases|induction)\s+(?P<a>[\w'₀-₉]+)\b|obtain\b.*:=\s*(?P<b>[\w'₀-₉]+)\s*$)"
+)
+_SPLITTABLE = (Shape.OR, Shape.AND, Shape.EXISTS, Shape.IFF)
+
+
+def _only_fact_to_take_apart(
+    ctx: Context, name: str, line: int, scope: list[tuple[str, str]]
+) -> str | None:
+    """`cases h with ...` where no `h` exists and exactly one fact in scope is an ∨, ∧, ∃ or ↔
+    (the kinds `cases` takes apart): that fact is the one meant, under its own name."""
+    code = ctx.text.line(line).split("--", 1)[0].strip()
+    match = _TAKES_APART.match(code)
+    if match is None or name not in (match.group("a"), match.group("b")):
+        return None
+    fitting = [
+        n
+        for n, t in scope
+        if t and "✝" not in n and split_target(t).shape in _SPLITTABLE and n != name
+    ]
+    if len(fitting) != 1:
+        return None
+    fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", fitting[0], code, count=1)
+    typ = dict(scope)[fitting[0]]
+    return (
+        f"Do write `{shorten(fixed, 40)}` on line {line}: there is no `{name}`; the hypothesis "
+        f"you mean is named `{fitting[0]}` (`{shorten(typ, 20)}`), the one fact here that "
+        "`cases` can take apart."
     )
 
 

@@ -62,8 +62,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if goal.case in _IFF_DIRECTIONS:
         # `constructor` on an ↔ names its goals `mp` and `mpr`: say which direction is missing.
         text = (
-            f"Do add a step after line {anchor}: the {_IFF_DIRECTIONS[goal.case]} direction "
-            f"(case `{goal.case}`) of the ↔ is still open, `{shorten(goal.target)}`{more}; "
+            f"Do add a step after line {anchor}: the other direction of the ↔, "
+            f"{_IFF_DIRECTIONS[goal.case]} (case `{goal.case}`), is still open, "
+            f"`{shorten(goal.target)}`{more}; "
             f"{next_step(goal, ctx.mathlib)}."
         )
     advice = [Advice(anchor, text)]
