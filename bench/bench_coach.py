@@ -43,6 +43,10 @@ The parts and their provenance:
 - fresh5: set F, bench/data/coach_fresh5.jsonl (round 13, mostly Mathlib), written blind the
   same way (bench/data/coach_fresh5.README.md); first measured blind at 42/60 right, 0 wrong,
   18 "I don't know"; tuning data since (in-sample). Printed as its own part and by library.
+- fresh7: set H, bench/data/coach_fresh7.jsonl (round 15, 30 core / 30 Mathlib), written blind
+  the same way (bench/data/coach_fresh7.README.md); first measured blind at 48/60 right, 0
+  wrong, 12 "I don't know"; tuning data since (in-sample). Printed as its own part and by
+  library.
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -283,6 +287,35 @@ FRESH5_PROVENANCE = (
     "tuning data since (in-sample)"
 )
 
+# Set H: written blind the same way (30 core, 30 Mathlib), measured once unseen, then opened
+# as tuning data (bench/data/coach_fresh7.README.md); its later figures are in-sample.
+FRESH7 = ROOT / "bench/data/coach_fresh7.jsonl"
+FRESH7_PROVENANCE = (
+    "round 15: first measured blind at 48/60 right, 0 wrong, 12 I don't know; "
+    "tuning data since (in-sample)"
+)
+
+
+@dataclass(frozen=True)
+class BlindSet:
+    """A set written blind by a helper who never read the coach, measured once unseen; its
+    part of the advice table, its name, and the figures of that one blind measure."""
+
+    path: Path
+    part: str
+    label: str
+    provenance: str
+
+
+BLIND_SETS = (
+    BlindSet(FRESH, "fresh", "set B", FRESH_PROVENANCE),
+    BlindSet(FRESH2, "fresh2", "set C", FRESH2_PROVENANCE),
+    BlindSet(FRESH3, "fresh3", "set D", FRESH3_PROVENANCE),
+    BlindSet(FRESH4, "fresh4", "set E", FRESH4_PROVENANCE),
+    BlindSet(FRESH5, "fresh5", "set F", FRESH5_PROVENANCE),
+    BlindSet(FRESH7, "fresh7", "set H", FRESH7_PROVENANCE),
+)
+
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).
 EXPLAIN_WORDS = {
     "?m": ("placeholder", "not yet known", "could not work out", "fill"),
@@ -361,7 +394,7 @@ def run_advice(coach: Any, entries: list[dict[str, Any]]) -> dict[str, AdviceRow
     return rows
 
 
-ADVICE_PARTS = ("tuning", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all")
+ADVICE_PARTS = ("tuning", "heldout", *(b.part for b in BLIND_SETS), "all")
 
 
 def _ratio(value: int, base: int) -> str:
@@ -435,8 +468,7 @@ def print_fresh(
     provenance: str = FRESH_PROVENANCE,
     path: Path = FRESH,
 ) -> None:
-    """A blind set (B; C to F as parts `fresh2` to `fresh5`) by library, with the kind-only
-    baseline measured in this run."""
+    """A blind set (BLIND_SETS) by library, with the kind-only baseline measured in this run."""
     if not fresh:
         print(f"\n{part} ({label}): missing ({path.relative_to(ROOT)} not in this checkout)")
         return
@@ -630,22 +662,17 @@ def main() -> int:
         "captured from a live Lean run."
     )
     advice = [json.loads(line) for line in ADVICE.read_text().splitlines() if line]
-    fresh = load_fresh(FRESH)
-    fresh2 = load_fresh(FRESH2, "fresh2")
-    fresh3 = load_fresh(FRESH3, "fresh3")
-    fresh4 = load_fresh(FRESH4, "fresh4")
-    fresh5 = load_fresh(FRESH5, "fresh5")
+    blind = [(b, load_fresh(b.path, b.part)) for b in BLIND_SETS]
+    sets = "; ".join(
+        f"plus {b.label}, {len(cases)} cases in part '{b.part}' ({b.provenance})"
+        for b, cases in blind
+    )
     print(
         f"\nadvice correctness: {len(advice)} labelled mistakes "
         f"({sum(e['split'] == 'heldout' for e in advice)} held out); wording from the "
-        f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; "
-        f"plus set B, {len(fresh)} cases in part 'fresh' ({FRESH_PROVENANCE}); "
-        f"plus set C, {len(fresh2)} cases in part 'fresh2' ({FRESH2_PROVENANCE}); "
-        f"plus set D, {len(fresh3)} cases in part 'fresh3' ({FRESH3_PROVENANCE}); "
-        f"plus set E, {len(fresh4)} cases in part 'fresh4' ({FRESH4_PROVENANCE}); "
-        f"plus set F, {len(fresh5)} cases in part 'fresh5' ({FRESH5_PROVENANCE})"
+        f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; {sets}"
     )
-    advice = advice + fresh + fresh2 + fresh3 + fresh4 + fresh5
+    advice = advice + [case for _, cases in blind for case in cases]
     table = []
     for name, coach, cleanup in advice_sources():
         table.append((name, run_advice(coach, advice)))
@@ -664,7 +691,7 @@ def main() -> int:
                 f"wrong {cases.wrong}/{cases.n}, idk {cases.idk}/{cases.n}"
             )
     print("targets on held-out: right >= 90%, wrong <= 3%")
-    for part in ("heldout", "tuning", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
+    for part in ("heldout", "tuning", *(b.part for b in BLIND_SETS)):
         row = compiler_rows.get(part)
         if row is None:
             continue
@@ -673,11 +700,8 @@ def main() -> int:
             f"wrong {row.wrong}/{row.n} = {row.wrong / row.n:.1%}, "
             f"idk {row.idk}/{row.n} = {row.idk / row.n:.1%}"
         )
-    print_fresh(fresh)
-    print_fresh(fresh2, "fresh2", "set C", FRESH2_PROVENANCE, FRESH2)
-    print_fresh(fresh3, "fresh3", "set D", FRESH3_PROVENANCE, FRESH3)
-    print_fresh(fresh4, "fresh4", "set E", FRESH4_PROVENANCE, FRESH4)
-    print_fresh(fresh5, "fresh5", "set F", FRESH5_PROVENANCE, FRESH5)
+    for b, cases in blind:
+        print_fresh(cases, b.part, b.label, b.provenance, b.path)
     print_locked(Path(args.locked))
     if args.markdown:
         print_markdown(table, Path(args.locked), machine)
