@@ -664,15 +664,15 @@ def main() -> int:
     advice = [json.loads(line) for line in ADVICE.read_text().splitlines() if line]
     blind = [(b, load_fresh(b.path, b.part)) for b in BLIND_SETS]
     sets = "; ".join(
-        f"plus {b.label}, {len(cases)} cases in part '{b.part}' ({b.provenance})"
-        for b, cases in blind
+        f"plus {b.label}, {len(written)} cases in part '{b.part}' ({b.provenance})"
+        for b, written in blind
     )
     print(
         f"\nadvice correctness: {len(advice)} labelled mistakes "
         f"({sum(e['split'] == 'heldout' for e in advice)} held out); wording from the "
         f"recorded corpus for {sum(e['wording'] == 'corpus' for e in advice)}; {sets}"
     )
-    advice = advice + [case for _, cases in blind for case in cases]
+    advice = advice + [case for _, written in blind for case in written]
     table = []
     for name, coach, cleanup in advice_sources():
         table.append((name, run_advice(coach, advice)))
@@ -700,8 +700,8 @@ def main() -> int:
             f"wrong {row.wrong}/{row.n} = {row.wrong / row.n:.1%}, "
             f"idk {row.idk}/{row.n} = {row.idk / row.n:.1%}"
         )
-    for b, cases in blind:
-        print_fresh(cases, b.part, b.label, b.provenance, b.path)
+    for b, written in blind:
+        print_fresh(written, b.part, b.label, b.provenance, b.path)
     print_locked(Path(args.locked))
     if args.markdown:
         print_markdown(table, Path(args.locked), machine)
