@@ -175,7 +175,32 @@ def earlier_wording(case: Case) -> Case | None:
     return new
 
 
+# `0 < x` as `x > 0` (the same length, so positions hold): Lean prints a hypothesis as written.
+_POSITIVE = re.compile(
+    r"(?<![\w.'↑|)+*/^-] )(?<![\w.'↑|)])0 (<|≤) ([A-Za-z][\w'₀-₉]*)(?=\s*(?:$|[)\],∧∨→↔:]))",
+    re.MULTILINE,
+)
+
+
+def _flipped_text(text: str) -> str:
+    return _POSITIVE.sub(lambda m: f"{m.group(2)} {'>' if m.group(1) == '<' else '≥'} 0", text)
+
+
+def flipped(case: Case) -> Case | None:
+    """Every `0 < x` / `0 ≤ x` on a lone variable written `x > 0` / `x ≥ 0`, in the attempt,
+    the messages and the literal labels alike."""
+    new = copy.deepcopy(case)
+    new["problem"] = _flipped_text(case["problem"])
+    new["attempt"] = _flipped_text(case["attempt"])
+    for message in new["messages"]:
+        message["data"] = _flipped_text(message["data"])
+    for key in ("accept", "wrong"):
+        new[key] = [p if p.startswith("re:") else _flipped_text(p) for p in case[key]]
+    return None if new["attempt"] == case["attempt"] else new
+
+
 REWRITES: dict[str, Callable[[Case], Case | None]] = {
+    "`x > 0` for `0 < x`": flipped,
     "Lean's earlier wording": earlier_wording,
     "capital hypothesis names": renamed,
     "`.` for `·`": lambda c: _substituted(c, r"^(\s*)· ", r"\1. "),

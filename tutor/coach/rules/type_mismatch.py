@@ -587,7 +587,8 @@ def _instance_value(has: str, expected: str, earlier: list[str]) -> tuple[str, s
     """(written, meant): the earlier explicit argument `written` such that the expected type,
     with `written` read as some value, is what the argument proves; that value is `meant`
     (`hP m hm` with `hm : 0 < m + 1` where `0 < m` was expected: `m + 1` was meant)."""
-    has, expected = " ".join(has.split()), " ".join(expected.split())
+    # `m > 0` and `0 < m + 1` compare as one relation: `>` is notation for the flipped `<`.
+    has, expected = lemmas.oriented(has), lemmas.oriented(expected)
     for written in dict.fromkeys(earlier):
         if not _TOKEN.fullmatch(written):
             continue
