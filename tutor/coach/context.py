@@ -193,6 +193,9 @@ def _proof_start(text: AttemptText) -> int:
     return 1
 
 
+_SUBSET = re.compile(r"([^⊆]+?)\s*⊆\s*([^⊆]+)")
+
+
 def _peel(goal: str, name: str, facts: list[Fact]) -> str | None:
     """The goal after `intro name`, recording the new fact; None when it cannot be traced."""
     split = split_target(goal)
@@ -202,6 +205,11 @@ def _peel(goal: str, name: str, facts: list[Fact]) -> str | None:
     if split.shape is Shape.NOT:
         facts.append((name, split.right))
         return "False"
+    subset = _SUBSET.fullmatch(" ".join(goal.split()))
+    if subset and "(" not in goal:
+        # `s ⊆ t` on sets is `∀ x, x ∈ s → x ∈ t` by definition, which `intro` unfolds.
+        facts.append((name, ""))
+        return f"{name} ∈ {subset.group(1)} → {name} ∈ {subset.group(2)}"
     if split.shape is Shape.FORALL:
         binder = re.match(
             r"^∀\s*\(?\s*([\w'₀-₉]+)((?:\s+[\w'₀-₉]+)*)\s*(?::\s*([^,)]+))?\)?\s*,\s*(.+)$", goal

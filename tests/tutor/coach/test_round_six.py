@@ -157,3 +157,9 @@ def test_a_sorry_for_the_inductive_step_points_at_the_unused_hypothesis() -> Non
     )
     text = coach(attempt, lean(1, 8, "declaration uses `sorry`", severity="warning"))
     assert "simp [ih]" in text and "induction hypothesis `ih`" in text
+
+
+def test_a_sorry_after_intro_on_a_subset_stands_for_the_membership() -> None:
+    attempt = "theorem t (a b : Set ℕ) : a ⊆ a ∪ b := by\n  intro y hy\n  sorry"
+    text = coach(attempt, lean(1, 8, "declaration uses `sorry`", severity="warning"), mathlib=True)
+    assert "`y ∈ a ∪ b`" in text and "Or.inl hy" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach.advice import first_step, next_step
-from tutor.coach.context import facts_in_scope
+from tutor.coach.context import facts_in_scope, traced_goal
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
@@ -118,6 +118,10 @@ def _goal_of_step(ctx: Context, line: int) -> Goal | None:
     have = _HAVE.match(code)
     if have:
         return Goal(have.group("type"), hyps)
+    if code == "sorry":
+        # A `sorry` after steps that only introduced names: the goal they leave.
+        traced = traced_goal(ctx.statement, ctx.text, line)
+        return Goal(traced, hyps) if traced else None
     if not re.fullmatch(r"·\s*sorry", code):
         return None
     part = bullet_part(ctx, line)
