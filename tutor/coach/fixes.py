@@ -1202,6 +1202,9 @@ def _linear_consequence(p: Mismatch, s: Scene) -> list[Advice]:
     in_scope = p.term in types
     given = facts if in_scope else [*facts, p.has]
     listed = "" if in_scope else f" [{p.term}]"
+    if p.application:
+        # Only this argument is wrong: replace it, not the step (whose goal is another one).
+        return _argument_from_linear(p, s, given, domain)
     if linear.entails(p.expected, given, domain):
         tactic, why = f"linarith{listed}", "adds up linear facts"
     elif linear.nlinarith_proves(p.expected, given, domain):
@@ -1216,6 +1219,50 @@ def _linear_consequence(p: Mismatch, s: Scene) -> list[Advice]:
             f"step that {tactic.split()[0]} finds ({why}).",
         )
     ]
+
+
+def _argument_from_linear(p: Mismatch, s: Scene, given: list[str], domain: str) -> list[Advice]:
+    """`hf a b h` with `h : a < b` where `a ≤ b` is taken: `h.le` (a strict fact gives the weak
+    one); another linear consequence is proved in place with `(by linarith)`."""
+    has, want = split_target(context.normal(p.has)), split_target(context.normal(p.expected))
+    strict_for_weak = (
+        has.op == "<"
+        and want.op == "≤"
+        and context.same(has.left, want.left)
+        and context.same(has.right, want.right)
+    )
+    if strict_for_weak and re.fullmatch(r"[\w'₀-₉]+", p.term.strip()):
+        replacement, why = f"{p.term.strip()}.le", "a `<` fact gives the `≤` one with `.le`"
+    elif linear.entails(p.expected, given, domain):
+        replacement, why = "(by linarith)", "`by linarith` proves it from your facts"
+    else:
+        return []
+    fixed = _replaced_argument(p, s, replacement)
+    if fixed is None:
+        return []
+    return [
+        (
+            s.line,
+            f"Do write `{shorten(fixed, 40)}` on line {s.line}: `{p.term.strip()}` proves "
+            f"`{shorten(p.has, 20)}`, and this position needs `{shorten(p.expected, 20)}`; "
+            f"{why}.",
+        )
+    ]
+
+
+def _replaced_argument(p: Mismatch, s: Scene, replacement: str) -> str | None:
+    """The student's line with the one mismatched argument replaced, or None when the term is
+    not a name occurring once (or is the whole step)."""
+    source = s.text.line(s.line).split("--", 1)[0]
+    term = " ".join(p.term.split())
+    if not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    found = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
+    code = source.strip().lstrip("·").strip()
+    if len(found) != 1 or re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code):
+        return None
+    at = found[0]
+    return (source[: at.start()] + replacement + source[at.end() :]).strip().lstrip("·").strip()
 
 
 def _mathlib_text(s: Scene) -> bool:

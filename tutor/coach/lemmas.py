@@ -91,6 +91,8 @@ LEMMAS = (
     Lemma("Nat.add_comm", ("?n", "?m"), (), "?n + ?m = ?m + ?n", mathlib=False),
     Lemma("Nat.mul_comm", ("?n", "?m"), (), "?n * ?m = ?m * ?n", mathlib=False),
     Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
+    Lemma("Nat.two_mul", ("?n",), (), "2 * ?n = ?n + ?n", mathlib=False),
+    Lemma("Finset.card_range", ("?n",), (), "(Finset.range ?n).card = ?n"),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
     Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),
     Lemma("Nat.dvd_mul_right", ("?a", "?b"), (), "?a ∣ ?a * ?b", mathlib=False),
@@ -98,6 +100,7 @@ LEMMAS = (
 )
 
 _NAT_TWINS = {
+    "Nat.two_mul": "two_mul",
     "Nat.add_comm": "add_comm",
     "Nat.mul_comm": "mul_comm",
     "Nat.dvd_mul_right": "dvd_mul_right",

@@ -240,6 +240,7 @@ MATHLIB_LEMMAS = [
     "abs_mul",
     "abs_neg",
     "abs_sub_abs_le_abs_sub",
+    "Finset.card_range",
 ]
 
 TACTICS = [

@@ -71,9 +71,14 @@ def _rewrite(target: str, left: str, right: str, binders: list[str]) -> str | No
         return None
     if not binders:
         pattern = _WORD.format(re.escape(left))
-        if not re.search(pattern, target):
+        spots = [m for m in re.finditer(pattern, target) if _is_subterm(target, m, left)]
+        if not spots:
             return None
-        return re.sub(pattern, lambda _: _grouped(right), target)
+        out, at = [], 0
+        for spot in spots:
+            out += [target[at : spot.start()], _grouped(right)]
+            at = spot.end()
+        return "".join([*out, target[at:]])
     # Mark each binder in the left side first, then turn the marks into groups: a group's
     # own text must never be searched for a binder's name again.
     marked = left
@@ -94,11 +99,50 @@ def _rewrite(target: str, left: str, right: str, binders: list[str]) -> str | No
     groups = match.groupdict() if match else {}
     if match is None or not all(groups.get(f"b{i}") for i in range(len(binders))):
         return None
+    if not _is_subterm(target, match, match.group(0)):
+        return None
     replacement = right
     for index, name in enumerate(binders):
         value = groups[f"b{index}"]
         replacement = re.sub(_WORD.format(re.escape(name)), _literal(value), replacement)
     return target[: match.start()] + _grouped(replacement) + target[match.end() :]
+
+
+# Lean's precedences for the infix operators a beginner's goals use (Init/Prelude notation):
+# `n * n % 2` is `(n * n) % 2`, so `n % 2` is not a subterm of it.
+_PRECEDENCE = {"+": 65, "-": 65, "*": 70, "/": 70, "%": 70, "^": 75}
+
+
+def _top_operator(term: str) -> int | None:
+    """The precedence of the loosest infix operator outside brackets, or None for an atom or
+    an application."""
+    depth, found = 0, None
+    for index, char in enumerate(term):
+        depth += char in "(⟨[" and 1 or 0
+        depth -= char in ")⟩]" and 1 or 0
+        spaced = 0 < index < len(term) - 1 and term[index - 1] == " " and term[index + 1] == " "
+        if depth == 0 and char in _PRECEDENCE and spaced:
+            found = _PRECEDENCE[char] if found is None else min(found, _PRECEDENCE[char])
+    return found
+
+
+def _is_subterm(target: str, match: re.Match[str], left: str) -> bool:
+    """Whether the text matched is a whole subterm of `target` as Lean parses it: an operator
+    beside it that binds at least as tightly (to the left, where `*`, `%` and `+` associate)
+    or more tightly (to the right) takes part of it instead."""
+    own = _top_operator(left)
+    before = target[: match.start()].rstrip()
+    after = target[match.end() :].lstrip()
+    applied_to = bool(before) and (before[-1].isalnum() or before[-1] in "'_)")
+    if own is None:
+        # An atom is a subterm wherever it stands; an application `f x` right after a name is
+        # part of a longer application instead (`g f x` is `(g f) x`).
+        return " " not in left or not applied_to
+    if before and before[-1] in _PRECEDENCE and _PRECEDENCE[before[-1]] >= own:
+        return False
+    if after and after[0] in _PRECEDENCE and _PRECEDENCE[after[0]] > own:
+        return False
+    return not applied_to
 
 
 def _literal(text: str) -> Callable[[re.Match[str]], str]:

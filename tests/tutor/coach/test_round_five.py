@@ -320,9 +320,17 @@ def test_an_underscore_binder_is_named_where_the_name_is_used() -> None:
 
 
 def test_an_invented_lemma_name_is_said_not_to_exist() -> None:
+    attempt = "theorem t (a : ℝ) (ha : 0 < a) : 0 < a ^ 3 := by\n  exact cube_pos_of_pos ha"
+    text = coach(attempt, lean(2, 8, "Unknown identifier `cube_pos_of_pos`"), mathlib=True)
+    assert "no such lemma or hypothesis exists" in text
+
+
+def test_an_invented_lemma_name_gets_the_lemma_whose_statement_is_the_goal() -> None:
+    """Round six: with a library lemma that states the goal from the facts, that lemma is the
+    fix (matched by statement, not by the invented name's spelling)."""
     attempt = "theorem t (a : ℝ) (ha : 0 < a) : 0 < a * a := by\n  exact mul_self_pos_of_pos ha"
     text = coach(attempt, lean(2, 8, "Unknown identifier `mul_self_pos_of_pos`"), mathlib=True)
-    assert "no such lemma or hypothesis exists" in text
+    assert "there is no `mul_self_pos_of_pos`" in text and "exact mul_pos ha ha" in text
 
 
 def test_rfl_on_real_numerals_is_norm_num_not_omega() -> None:

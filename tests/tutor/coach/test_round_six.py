@@ -163,3 +163,96 @@ def test_a_sorry_after_intro_on_a_subset_stands_for_the_membership() -> None:
     attempt = "theorem t (a b : Set ℕ) : a ⊆ a ∪ b := by\n  intro y hy\n  sorry"
     text = coach(attempt, lean(1, 8, "declaration uses `sorry`", severity="warning"), mathlib=True)
     assert "`y ∈ a ∪ b`" in text and "Or.inl hy" in text
+
+
+# ------------------------------------------------------------- set G's kinds, own examples
+
+
+def test_omega_on_a_divisibility_by_a_variable_gets_the_lemma_that_states_it() -> None:
+    attempt = "theorem t (u v : Nat) : v ∣ u * v := by\n  omega"
+    message = (
+        "omega could not prove the goal:\nNo usable constraints found. You may need to unfold "
+        "definitions so `omega` can see linear arithmetic facts about `Nat` and `Int`, which may "
+        "also involve multiplication, division, and modular remainder by constants."
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "exact Nat.dvd_mul_left v u" in text
+
+
+def test_one_name_too_many_for_intro_is_to_be_removed() -> None:
+    attempt = "theorem t : ∀ k : Nat, k < k + 1 := by\n  intro k hk\n  omega"
+    message = (
+        "Tactic `introN` failed: There are no additional binders or `let` bindings in the goal "
+        "to introduce\n\nk : Nat\n⊢ k < k + 1"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "`hk` is one name too many: remove it" in text
+
+
+def test_constructor_before_intro_uses_the_name_the_student_gives_the_premise_later() -> None:
+    attempt = (
+        "theorem t (a b : Prop) (hb : b) : a → a ∧ b := by\n  constructor\n  · intro ha\n"
+        "    exact ha\n  · exact hb"
+    )
+    message = (
+        "Tactic `constructor` failed: target is not an inductive datatype\n\na b : Prop\n"
+        "hb : b\n⊢ a → a ∧ b"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "`intro ha` first on line 2, before `constructor`" in text
+
+
+def test_a_premise_name_used_after_an_intro_that_stopped_short_widens_that_intro() -> None:
+    attempt = "theorem t : ∀ m : Nat, m > 2 → m ≠ 0 := by\n  intro m\n  exact Nat.ne_of_gt (by omega : 0 < m) hm"
+    text = coach(attempt, lean(3, 40, "Unknown identifier `hm`"))
+    assert "`intro m hm` on line 2" in text
+
+
+def test_an_invented_core_lemma_name_gets_the_core_lemma_of_that_statement() -> None:
+    attempt = "theorem t (k : Nat) : 2 * k = k + k := by\n  exact Nat.double_is_sum k"
+    text = coach(attempt, lean(2, 8, "Unknown constant `Nat.double_is_sum`"))
+    assert "exact Nat.two_mul k" in text
+
+
+def test_a_hypothesis_is_never_rewritten_into_the_middle_of_a_product() -> None:
+    """`n * n % 3` is `(n * n) % 3`: `h : n % 3 = 1` does not occur in it, so no `simp [h]`."""
+    attempt = "theorem t (n : Nat) (h : n % 3 = 1) : n * n % 3 = 1 := by\n  decide"
+    message = (
+        "Expected type must not contain free variables\n  n * n % 3 = 1\n\nHint: Use the "
+        "`+revert` option to automatically clean up and revert free variables"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "simp [h]" not in text and "rw [h]" not in text
+
+
+def test_a_strict_fact_where_the_weak_one_is_taken_is_weakened_in_place() -> None:
+    attempt = (
+        "theorem t (g : ℝ → ℝ) (hg : ∀ x y, x ≤ y → g x ≤ g y) (u v : ℝ) (h : u < v) :"
+        " g u ≤ g v := by\n  exact hg u v h"
+    )
+    message = app_mismatch("h", "u < v", "u ≤ v", "hg u v h")
+    text = coach(attempt, lean(2, 14, message), mathlib=True)
+    assert "exact hg u v h.le" in text and "linarith` on line" not in text
+
+
+def test_a_strict_goal_false_where_its_sides_are_equal_says_so() -> None:
+    attempt = "theorem t (p q : ℝ) (h1 : p ≤ q) (h2 : q ≤ p + 2) : p < q := by\n  linarith"
+    message = linarith_failed("p q : ℝ\nh1 : p ≤ q\nh2 : q ≤ p + 2\na✝ : q ≤ p")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "Any point with `p = q`" in text and "`p ≤ q` does follow" in text
+
+
+def test_a_witness_that_fails_for_some_value_of_a_free_variable_is_solved_for() -> None:
+    attempt = "theorem t (x : ℝ) : ∃ y : ℝ, 3 * y = x := by\n  use x * 3"
+    message = "unsolved goals\ncase h\nx : ℝ\n⊢ 3 * (x * 3) = x"
+    text = coach(attempt, lean(1, 40, message), mathlib=True)
+    assert "use x / 3" in text
+
+
+def test_rewrites_respect_lean_precedence() -> None:
+    from tutor.coach.rewriting import rewrites
+
+    assert rewrites([("h", "n % 2 = 0")], "n * n % 2 = 0") == []
+    assert [r.target for r in rewrites([("h", "n % 2 = 0")], "n % 2 * 3 = 0")] == ["0 * 3 = 0"]
+    assert [r.target for r in rewrites([("h", "x = 2")], "f x = 4")] == ["f 2 = 4"]
+    assert rewrites([("h", "b + d = c")], "a + b + d = e") == []

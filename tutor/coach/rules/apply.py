@@ -27,6 +27,16 @@ from tutor.lean.messages import Mismatch, normalise
 from tutor.lean.types import Diagnostic
 
 
+def _name_used_later(text: AttemptText, line: int) -> str:
+    """The name the student gives the premise further down (`· intro hp` inside a bullet), so
+    the advice speaks in the proof's own names; `h` when there is none."""
+    for number in range(line + 1, text.n_lines + 1):
+        found = re.match(r"^\s*(?:·\s*)?intro\s+([\w'₀-₉]+)", text.line(number))
+        if found:
+            return found.group(1)
+    return "h"
+
+
 def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
     goals = goals_of(d)
     shape = split_target(goals[0].target).shape if goals else Shape.OTHER
@@ -43,9 +53,9 @@ def constructor_failed(d: Diagnostic, ctx: Context) -> list[Advice]:
         kind = "a ∀" if shape is Shape.FORALL else "an implication"
         return one(
             d.line,
-            f"Do write `intro {names or 'h'}` on line {d.line} instead of `constructor`: the "
-            f"goal `{shorten(goals[0].target, 40)}` is {kind}, and `constructor` only splits ∧, "
-            "↔ and similar goals.",
+            f"Do write `intro {names or _name_used_later(ctx.text, d.line)}` first on line "
+            f"{d.line}, before `constructor`: the goal `{shorten(goals[0].target, 40)}` is "
+            f"{kind}, and `constructor` only splits ∧, ↔ and similar goals.",
         )
     if goals and shape in (Shape.NOT, Shape.NE):
         return [_negation_by_intro(d, ctx, goals[0])]

@@ -132,7 +132,8 @@ def _too_many_names(d: Diagnostic, ctx: Context) -> Advice | None:
         d.line,
         f"Do write `intro {kept}` on line {d.line}: after those the goal is "
         f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left to introduce, so {dropped} "
-        f"{'is' if len(names) - done == 1 else 'are'} {many} too many.",
+        f"{'is' if len(names) - done == 1 else 'are'} {many} too many: remove "
+        f"{'it' if len(names) - done == 1 else 'them'}.",
     )
 
 

@@ -181,25 +181,29 @@ def _false_goal(
     point = linear.counterexample(original, [t for _, t in given], domain)
     if point is None:
         return None
-    where = ", ".join(f"`{n} = {evidence.show(v)}`" for n, v in point.items())
+    values = ", ".join(f"`{n} = {evidence.show(v)}`" for n, v in point.items())
     used = [
         n
         for n, t in given
         if any(re.search(rf"(?<![\w.']){re.escape(v)}(?![\w'])", t) for v in point)
     ]
-    verb = "holds" if len(used[:3]) == 1 else "hold"
-    named = f"`{'`, `'.join(used[:3])}` {verb}" if used else "your hypotheses hold"
+    named = f"`{'`, `'.join(used[:3])}`" if used else "your hypotheses"
     weaker = original.replace("<", "≤") if "<" in original and "≤" not in original else None
     also = (
         f"; the weaker `{shorten(weaker, 20)}` does follow"
         if weaker and linear.entails(weaker, [t for _, t in given], domain)
         else ""
     )
+    where = f"The point {values}"
+    split = split_target(original)
+    sides = [evidence.evaluate(side, domain, point) for side in (split.left, split.right)]
+    if split.op in ("<", ">") and None not in sides and sides[0] == sides[1]:
+        # A strict goal that fails where both sides are equal: say it that way.
+        where = f"Any point with `{shorten(split.left, 12)} = {shorten(split.right, 12)}`, such as {values},"
     return Advice(
         line,
-        f"Don't try to prove `{shorten(original, 24)}` here: it is false as stated. With {where}, "
-        f"{named} but the goal does not, so no tactic can prove it. Check the statement or the "
-        f"step that produced it{also}.",
+        f"Don't try to prove `{shorten(original, 24)}`: it is false as stated. {where} "
+        f"satisfies {named} but not the goal, so no tactic proves it{also}.",
     )
 
 

@@ -61,6 +61,17 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"Do unfold `{name}` before `omega` on line {line}, with `unfold {name}` or "
                 f"`simp only [{name}]`: omega found no linear facts about ℕ or ℤ it could use.",
             )
+        stated_by = (
+            lemmas.instances(stated.target, stated.named_facts(), ctx.mathlib) if stated else []
+        )
+        if stated and stated_by:
+            return one(
+                line,
+                f"Do write `exact {stated_by[0]}` on line {line} instead of `omega`: omega "
+                f"found no linear facts in `{shorten(stated.target, 24)}` (it reads `∣` only "
+                "with a numeral divisor, and a product of variables as an unknown), and that "
+                "library lemma states exactly this goal.",
+            )
         return one(
             line,
             f"Do check what `omega` sees on line {line}: it found no linear facts about ℕ or ℤ "

@@ -241,6 +241,22 @@ def _own_rule(
                 f"`{shorten(hyp.right, 16)}` into `{shorten(hyp.left, 16)}`, the wrong "
                 f"direction here, since the goal contains `{shorten(hyp.left, 16)}`.",
             )
+        swapped_in_goal = re.fullmatch(r"(\S+) ([*+]) (\S+)", pattern.strip()) and _occurs_as_term(
+            re.sub(r"^(\S+) ([*+]) (\S+)$", r"\3 \2 \1", pattern.strip()), target
+        )
+        if (
+            not backwards
+            and not swapped_in_goal  # then the order, not the direction, is what is off
+            and hyp.shape in (Shape.EQ, Shape.IFF)
+            and hyp.left.strip() == pattern
+            and _occurs_as_term(hyp.right.strip(), target)
+        ):
+            # The goal holds the rule's other side: the one-character fix is the direction.
+            return Advice(
+                line,
+                f"Do rewrite right to left with `rw [← {name}]` on line {line}: the goal "
+                f"contains `{shorten(hyp.right, 30)}`, not `{shorten(pattern, 30)}`.",
+            )
     swap = re.fullmatch(r"(\S+) ([*+]) (\S+)", pattern.strip())
     if swap:
         a, op, b = swap.groups()

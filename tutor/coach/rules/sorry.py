@@ -35,8 +35,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 anchor,
                 f"Do replace the `sorry` on line {anchor}{more} with the inductive step, using "
                 f"the induction hypothesis `{step}`, which this branch names and never uses: "
-                f"try `simp [{step}]` (or `simp_all`), or rewrite the goal with `rw [{step}]` "
-                f"once it is in the form `{step}` speaks about.",
+                f"try `simp [{step}]` (plain `simp` may already do, or `simp_all`), or "
+                f"`rw [{step}]` once the goal shows what `{step}` speaks about.",
             )
         return one(
             anchor,

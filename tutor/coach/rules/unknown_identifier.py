@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach import lemmas as lemmas_by_statement
 from tutor.coach.advice import binder_names
 from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
 from tutor.coach.goals import (
@@ -146,6 +147,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if built is not None:
             return [built]
         return one(line, _local_name_advice(ctx, name, line))
+    stated = _lemma_for_goal(ctx, name, line)
+    if stated is not None:
+        return [stated, _name_search_advice(line)]
     lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
     candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
     candidates = {c for c in candidates if re.match(r"[A-Za-zα-ωℕℤ]", c)}  # never `_`
@@ -185,6 +189,31 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         ),
         secondary,
     ]
+
+
+def _lemma_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact mul_pos_of_pos_of_pos ha hb` on `0 < a * b`: no such lemma, and the library lemma
+    whose statement is exactly the goal from the facts in scope (tutor/coach/lemmas.py) is the
+    fix, matched by statement, never by the spelling of the name written."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not re.match(rf"(?:exact|apply)\s+{re.escape(name)}(?![\w.'])", code):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, line)
+    if goal is None:
+        return None
+    facts = [(n, t) for n, t in facts_in_scope(ctx.statement, ctx.text, line) if t and n != "_"]
+    found = lemmas_by_statement.instances(goal, facts, ctx.mathlib)
+    if not found:
+        return None
+    # Of several, the one sharing most of the written name's words (`mul`, `pos`).
+    words = set(re.split(r"[._]", name))
+    best = max(found, key=lambda term: len(words & set(re.split(r"[._]", term.split()[0]))))
+    return Advice(
+        line,
+        f"Do write `exact {best}` on line {line}: there is no `{name}`, and "
+        f"`{best.split()[0]}` is the library lemma whose statement is exactly the goal "
+        f"`{shorten(goal, 24)}`.",
+    )
 
 
 def _local_names_include(ctx: Context, name: str, line: int) -> bool:
@@ -721,6 +750,15 @@ def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None
     assert goal is not None
     function = split_target(facts.get(call.group(1), "")) if call else None
     premise = split.left if split.shape is Shape.IMPLIES else split.right
+    if (
+        call is None
+        and _reads_as_proof(name)
+        and not any(same(t, premise) for t in facts.values())
+        and _underscore_binder(ctx, name, line) is None  # a `fun _ =>` names it: said there
+    ):
+        # Used anywhere on the line, a proof name with the goal's premise nowhere in scope:
+        # the premise was never introduced; the `intro` just above is where it goes.
+        return _widened_to_premise(ctx, name, line, goal)
     if call is None or function is None or function.shape is not Shape.IMPLIES:
         return None
     if not same(function.left, premise):
@@ -736,6 +774,24 @@ def _premise_not_introduced(ctx: Context, name: str, line: int) -> Advice | None
     return Advice(
         line,
         f"Do start with `intro {name}` before line {line}: the goal `{goal}` is an "
+        f"implication, and its premise is not in the context (as `{name}`) until you "
+        "introduce it.",
+    )
+
+
+def _widened_to_premise(ctx: Context, name: str, line: int, goal: str) -> Advice:
+    previous = ctx.text.last_code_line(line - 1)
+    code = ctx.text.line(previous or 0).split("--", 1)[0].strip().lstrip("·").strip()
+    if previous is not None and re.fullmatch(r"intro(?:\s+[\w'₀-₉]+)+", code):
+        return Advice(
+            previous,
+            f"Do write `{code} {name}` on line {previous}: after it the goal is still the "
+            f"implication `{shorten(goal, 24)}`, whose premise is not in the context as `{name}` "
+            "until you introduce it too.",
+        )
+    return Advice(
+        line,
+        f"Do start with `intro {name}` before line {line}: the goal `{shorten(goal, 24)}` is an "
         f"implication, and its premise is not in the context (as `{name}`) until you "
         "introduce it.",
     )

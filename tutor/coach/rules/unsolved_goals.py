@@ -136,32 +136,56 @@ def _witness_choice(ctx: Context, anchor: int) -> tuple[int, str, str] | None:
 def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal]) -> Advice | None:
     """`intro n` then `exists n` on `∃ m, m > n` leaves `n > n`, false whatever `n` is (and so
     does `refine ⟨k, ?_⟩` then `rw [hk]` on an `Odd (n + 2)`): the witness is wrong, not the
-    steps after it, which only rewrote the goal. A term in the other variables that makes the
-    property follow (checked by tutor/coach/linear.py), else say the witness is wrong."""
+    steps after it, which only rewrote the goal. So is a goal false at some value of variables
+    no hypothesis mentions (`use x * 2` on `∃ y, y * 2 = x` leaves `x * 2 * 2 = x`): it must
+    hold for all of them. The witness solved from the property, or a term in the other
+    variables that makes it follow (checked by tutor/coach/linear.py), else say it is wrong."""
     choice = _witness_choice(ctx, anchor)
     if choice is None:
         return None
     at, code, witness = choice
     goal = goals[0]
     domain = evidence.domain_of_text(goal.target, goal.variable_types())
-    if domain not in (evidence.NAT, evidence.INT):
-        return None
     free = sorted(set(re.findall(r"(?<![\w.'])([a-z][\w'₀-₉]*)(?![\w'])", goal.target)))
-    if not 1 <= len(free) <= 2:
+    if not 1 <= len(free) <= 2 or domain not in (evidence.NAT, evidence.INT, evidence.REAL):
         return None
     points = [
         dict(zip(free, values, strict=True)) for values in product(range(-3, 6), repeat=len(free))
     ]
     if domain == evidence.NAT:
         points = [p for p in points if min(p.values()) >= 0]
-    if any(evidence.holds(goal.target, domain, point) is not False for point in points):
-        return None  # not false at every point tried: maybe a later step can finish it
+    verdicts = [evidence.holds(goal.target, domain, point) for point in points]
+    facts_about = [
+        t
+        for _, t in goal.named_facts()
+        if any(re.search(rf"(?<![\w.']){re.escape(v)}(?![\w'])", t) for v in free)
+    ]
+    # False everywhere; or, where no hypothesis says anything about the variables (so the goal
+    # must hold for each of their values), false somewhere: either way no later step finishes.
+    unprovable = all(v is False for v in verdicts) or (
+        not facts_about and None not in verdicts and False in verdicts
+    )
+    if not unprovable:
+        return None
+    everywhere = all(v is False for v in verdicts)
+    how_false = (
+        "false whatever `{}` is" if everywhere else "false for some `{}` (nothing rules it out)"
+    )
     in_witness = [v for v in free if re.search(rf"(?<![\w.']){re.escape(v)}(?![\w'])", witness)]
     var_name = (in_witness or free)[0]
+    how_false = how_false.format(var_name)
     before = traced_goal(ctx.statement, ctx.text, at)
     found = evidence.existential(before, evidence.domain_of_text(ctx.statement)) if before else None
     chosen = _WITNESS_CHOICE.fullmatch(code)
     if found and len(found.names) == 1 and chosen is not None and chosen.group("tactic"):
+        solved = linear.witness_term(before or "", found.domain)
+        if solved is not None and solved != witness:
+            return Advice(
+                at,
+                f"Do write `{chosen.group('tactic')} {solved}` on line {at} instead of `{code}`: "
+                f"with your witness the goal is `{shorten(goal.target, 20)}`, which fails for "
+                f"some `{free[0]}`, so no step after it can finish; `{solved}` solves it.",
+            )
         facts = [t for n, t in goal.named_facts() if "✝" not in n]
         var = found.names[0]
         for candidate in [f"{free[0]} + 1", free[0], f"{free[0]} + 2", f"2 * {free[0]}", "0", "1"]:
@@ -171,14 +195,14 @@ def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal])
                 return Advice(
                     at,
                     f"Do write `{fixed}` on line {at} instead of `{code}`: with your witness the "
-                    f"goal is `{shorten(goal.target, 20)}`, false whatever `{free[0]}` is, so no "
-                    "step after it can finish; this one makes the property hold.",
+                    f"goal is `{shorten(goal.target, 20)}`, {how_false}, so no step after it "
+                    "can finish; this one makes the property hold.",
                 )
     return Advice(
         at,
         f"Do choose another witness than `{witness}` on line {at}: the witness is wrong, since "
-        f"with it the goal becomes `{shorten(goal.target, 20)}`, false whatever `{var_name}` "
-        "is, so no step after it can finish.",
+        f"with it the goal becomes `{shorten(goal.target, 20)}`, {how_false}, so no step "
+        "after it can finish.",
     )
 
 
