@@ -43,6 +43,9 @@ The parts and their provenance:
 - fresh5: set F, bench/data/coach_fresh5.jsonl (round 13, mostly Mathlib), written blind the
   same way (bench/data/coach_fresh5.README.md); first measured blind at 42/60 right, 0 wrong,
   18 "I don't know"; tuning data since (in-sample). Printed as its own part and by library.
+- fresh6: set G, bench/data/coach_fresh6.jsonl (round 14, 40 core / 20 Mathlib), written blind
+  the same way (bench/data/coach_fresh6.README.md); first measured blind at 47/60 right, 0
+  wrong, 13 "I don't know"; tuning data since (in-sample). Printed as its own part.
 - fresh7: set H, bench/data/coach_fresh7.jsonl (round 15, 30 core / 30 Mathlib), written blind
   the same way (bench/data/coach_fresh7.README.md); first measured blind at 48/60 right, 0
   wrong, 12 "I don't know"; tuning data since (in-sample). Printed as its own part and by
@@ -287,6 +290,13 @@ FRESH5_PROVENANCE = (
     "tuning data since (in-sample)"
 )
 
+# Set G: written blind the same way (40 core, 20 Mathlib), measured once unseen, then opened
+# as tuning data (bench/data/coach_fresh6.README.md); its later figures are in-sample.
+FRESH6 = ROOT / "bench/data/coach_fresh6.jsonl"
+FRESH6_PROVENANCE = (
+    "round 14: first measured blind at 47/60 right, 0 wrong, 13 I don't know; "
+    "tuning data since (in-sample)"
+)
 # Set H: written blind the same way (30 core, 30 Mathlib), measured once unseen, then opened
 # as tuning data (bench/data/coach_fresh7.README.md); its later figures are in-sample.
 FRESH7 = ROOT / "bench/data/coach_fresh7.jsonl"
@@ -313,6 +323,7 @@ BLIND_SETS = (
     BlindSet(FRESH3, "fresh3", "set D", FRESH3_PROVENANCE),
     BlindSet(FRESH4, "fresh4", "set E", FRESH4_PROVENANCE),
     BlindSet(FRESH5, "fresh5", "set F", FRESH5_PROVENANCE),
+    BlindSet(FRESH6, "fresh6", "set G", FRESH6_PROVENANCE),
     BlindSet(FRESH7, "fresh7", "set H", FRESH7_PROVENANCE),
 )
 

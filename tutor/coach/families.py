@@ -356,17 +356,18 @@ def already_proves(
 
 
 def strict_from_weak(
-    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool
+    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool, source: str = ""
 ) -> list[Advice]:
     """`sq_nonneg x : 0 ≤ x ^ 2` where `0 < x ^ 2` is needed: `≤` never gives `<`; with a
-    hypothesis `0 < x` the power lemma does (`pow_pos hx 2`)."""
-    if p.application:
-        return []
+    hypothesis `0 < x` the power lemma does (`pow_pos hx 2`). As an argument (`mul_pos ha
+    hb` with `hb : 0 ≤ b`), the argument is strengthened in place when a `≠` fact allows."""
     has, want = split_target(normal(p.has)), split_target(normal(p.expected))
     if not (has.shape is Shape.LE and want.shape is Shape.LT):
         return []
     if (normal(has.left), normal(has.right)) != (normal(want.left), normal(want.right)):
         return []
+    if p.application:
+        return _with_inequation(p, line, facts, mathlib, source)
     unequal = _with_inequation(p, line, facts, mathlib)
     if unequal:
         return unequal
@@ -399,7 +400,7 @@ def strict_from_weak(
 
 
 def _with_inequation(
-    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool
+    p: Mismatch, line: int, facts: Sequence[tuple[str, str]], mathlib: bool, source: str = ""
 ) -> list[Advice]:
     """`h : a ≤ b` where `a < b` is needed and `hne : a ≠ b` is in scope: `lt_of_le_of_ne h hne`
     (`Nat.lt_of_le_of_ne` in core Lean, Init/Prelude.lean: `n ≤ m → n ≠ m → n < m`)."""
@@ -425,14 +426,23 @@ def _with_inequation(
             proof = f"(Ne.symm {name})"
         else:
             continue
-        return [
-            (
-                line,
-                f"Do write `exact {lemma} {_arg(p.term)} {proof}` on line {line}: "
-                f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and with "
-                f"`{name} : {shorten(normal(typ), 16)}` it becomes the strict `<`.",
-            )
-        ]
+        strict = f"{lemma} {_arg(p.term)} {proof}"
+        why = (
+            f"`{shorten(p.term, 16)}` gives only `{shorten(normal(p.has), 16)}`, and with "
+            f"`{name} : {shorten(normal(typ), 16)}` it becomes the strict `<`."
+        )
+        if not p.application:
+            return [(line, f"Do write `exact {strict}` on line {line}: {why}")]
+        word = rf"(?<![\w.']){re.escape(p.term.strip())}(?![\w'])"
+        code = source.strip().lstrip("·").strip()
+        if len(re.findall(word, code)) != 1:
+            return []
+        spot = re.search(word, code)
+        assert spot is not None
+        step = f"{code[: spot.start()]}({strict}){code[spot.end() :]}"
+        if len(step) <= 48:
+            return [(line, f"Do write `{step}` on line {line}: {why}")]
+        return [(line, f"Do replace `{p.term.strip()}` on line {line} with `({strict})`: {why}")]
     return []
 
 

@@ -256,3 +256,14 @@ def test_rewrites_respect_lean_precedence() -> None:
     assert [r.target for r in rewrites([("h", "n % 2 = 0")], "n % 2 * 3 = 0")] == ["0 * 3 = 0"]
     assert [r.target for r in rewrites([("h", "x = 2")], "f x = 4")] == ["f 2 = 4"]
     assert rewrites([("h", "b + d = c")], "a + b + d = e") == []
+
+
+def test_a_weak_argument_where_a_strict_one_is_taken_is_strengthened_with_the_inequation() -> None:
+    attempt = (
+        "theorem t (u w : ℝ) (hu : 0 < u) (hw : 0 ≤ w) (hw0 : w ≠ 0) : 0 < u * w := by\n"
+        "  exact mul_pos hu hw"
+    )
+    message = app_mismatch("hw", "0 ≤ w", "0 < w", "mul_pos hu hw")
+    text = coach(attempt, lean(2, 19, message), mathlib=True)
+    assert "(lt_of_le_of_ne hw (Ne.symm hw0))" in text
+    assert "…" not in text.split("`")[1]  # the step is shown whole, never cut

@@ -299,7 +299,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         families.already_proves(parts, d.line, goal, facts),
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
-        families.strict_from_weak(parts, d.line, facts, ctx.mathlib),
+        families.strict_from_weak(parts, d.line, facts, ctx.mathlib, source),
         families.operation_swap(parts, d.line, ctx.mathlib),
     ):
         if found:
