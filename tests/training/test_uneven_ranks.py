@@ -28,7 +28,9 @@ def test_uneven_micro_batches_finish_with_the_one_process_losses(
     spawn_ranks(uneven_updates, str(tiny_model_dir), str(tmp_path))
     one = json.loads((tmp_path / "uneven-1.json").read_text())
     two = json.loads((tmp_path / "uneven-2.json").read_text())
-    assert two == pytest.approx(one, rel=1e-5)
+    # float32 sums in another order (gloo's all_reduce against one process), after updates
+    # with lr 1: the third loss moved by 2.8e-5 relative in one run on a loaded machine.
+    assert two == pytest.approx(one, rel=1e-4)
     assert len(set(one)) == 3 and all(v != 0 for v in one)
     w1, w2 = torch.load(tmp_path / "uneven-1.pt"), torch.load(tmp_path / "uneven-2.pt")
     for name in w1:
