@@ -267,3 +267,18 @@ def test_a_weak_argument_where_a_strict_one_is_taken_is_strengthened_with_the_in
     text = coach(attempt, lean(2, 19, message), mathlib=True)
     assert "(lt_of_le_of_ne hw (Ne.symm hw0))" in text
     assert "…" not in text.split("`")[1]  # the step is shown whole, never cut
+
+
+def test_a_binder_without_a_type_is_given_one() -> None:
+    attempt = (
+        "theorem t : True := by\n  have h : ∀ x, x + 0 = x := by\n    intro x\n    rfl\n  trivial"
+    )
+    text = coach(attempt, lean(2, 14, "Failed to infer type of binder 'x'"))
+    assert "give `x` a type" in text and "`(x : ℕ)`" in text
+
+
+def test_an_implicit_argument_nothing_fixes_is_named() -> None:
+    attempt = "theorem t : True := by\n  have h := List.length_nil\n  trivial"
+    message = "don't know how to synthesize implicit argument 'α'\n  @List.length_nil ?m.3"
+    text = coach(attempt, lean(2, 12, message))
+    assert "implicit argument `α`" in text and "(α := ...)" in text

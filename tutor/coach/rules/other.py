@@ -29,6 +29,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     line = d.line
     lowered = " ".join(d.message.lower().replace("`", "'").split())
     first = shorten(d.message.splitlines()[0] if d.message else "", 60)
+    binder = re.search(r"failed to infer (?:binder )?type(?: of binder '?([^'\s]+)'?)?", lowered)
+    if binder or lowered.startswith("failed to infer"):
+        # `∀ x, x + 0 = x` in a `have` or `fun x => ...` with nothing fixing `x`'s type.
+        name = binder.group(1) if binder and binder.group(1) else None
+        what = f"`{name}`" if name else "the variable Lean points at"
+        example = f"`({name} : ℕ)`" if name else "`(x : ℕ)`"
+        return one(
+            line,
+            f"Do give {what} a type on line {line}, for example {example} (with the type it "
+            "should have): Lean cannot work it out from how it is used, so it does not know "
+            "which `+`, `≤` or `0` you mean.",
+        )
     if lowered.startswith("no goals"):
         step = shorten(ctx.text.line(line).strip().lstrip("·").strip(), 24)
         closer = ctx.text.last_code_line(line - 1)

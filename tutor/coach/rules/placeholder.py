@@ -23,6 +23,15 @@ from tutor.lean.types import Diagnostic
 def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     """`exact h1 _ _` where a `_` stands for a proof: Lean fills `_` only from the types, never
     by proving something, so the message's context shows the proof that is still owed."""
+    implicit = re.search(r"implicit argument\s*['`]?([^'`\s]+)", d.message)
+    if implicit:
+        name = implicit.group(1)
+        return one(
+            d.line,
+            f"Do tell Lean the implicit argument `{name}` on line {d.line}: nothing in the term "
+            f"fixes it, so name it (`({name} := ...)`) or add a type ascription such as "
+            "`(0 : ℕ)` to the value it comes from.",
+        )
     goals = goals_of(d)
     if not goals or "_" not in ctx.text.line(d.line) or "placeholder" not in d.message:
         return other.advise(d, ctx)
