@@ -67,3 +67,20 @@ def test_no_rule_fails_on_what_lean_really_prints(
                 assert s.line is None or 1 <= s.line <= len(lines), (test, s.line)
     failed = [r.getMessage() for r in caplog.records if "rule for" in r.getMessage()]
     assert not failed, failed
+
+
+def test_recorded_type_inference_failures_are_answered_by_name() -> None:
+    """Each recorded `failed to infer ... type` and `implicit argument` message gets advice
+    about the binder or argument, not the general "read the message" hint."""
+    coach = CompilerCoach(CompilerCoachConfig(mathlib=False))
+    seen = 0
+    for test, source, diagnostics in _paired():
+        for d in diagnostics:
+            lowered = d.message.lower()
+            if not (lowered.startswith("failed to infer") or "implicit argument" in lowered):
+                continue
+            seen += 1
+            feedback = coach.advise(source.split("\n")[0], source, [d])
+            text = " ".join(s.text for s in feedback.suggestions)
+            assert "a type on line" in text or "implicit argument `" in text, (test, text)
+    assert seen >= 10
