@@ -11,8 +11,9 @@ symbol a beginner cannot read, and (where Lean runs) tries the concrete steps fi
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tutor.coach import fixes
 from tutor.coach.goals import shorten
@@ -60,7 +61,7 @@ class CompilerCoach(BaseCoach):
         for diagnostic in chosen:
             advice = _advice_or_hint(diagnostic, ctx)
             if advice:
-                advice = _with_explanations(advice, diagnostic)
+                advice = _with_false_statement(_with_explanations(advice, diagnostic), ctx)
                 primaries.append(advice[0])
                 secondaries.extend(advice[1:])
         ordered = _dedupe(primaries)[:MAX_SUGGESTIONS]
@@ -136,7 +137,7 @@ def _tentative(advice: Advice) -> Advice:
         return advice
     if not candidates_in(advice.text) or len(words) > 47:
         return advice
-    return Advice(advice.line, "Do try to " + advice.text[3:], advice.reveals)
+    return replace(advice, text="Do try to " + advice.text[3:])
 
 
 def uses_mathlib(text: str) -> bool:
@@ -193,6 +194,36 @@ def _advice_or_hint(d: Diagnostic, ctx: Context) -> list[Advice]:
         ]
 
 
+# A whole-goal closer: when it is the proof's first step, the goal it fails on is the statement.
+_CLOSER = re.compile(r"(decide|rfl|norm_num|simp|linarith|nlinarith|positivity|omega|trivial)")
+
+
+def _with_false_statement(advice: list[Advice], ctx: Context) -> list[Advice]:
+    """A claim shown false (`Advice.refutes`) by the proof's first step, a closer applied to
+    the statement itself: the statement is what is false, so the line to change is the
+    statement's; said second, after why it is false."""
+    first = advice[0]
+    if first.line is None or not first.refutes:
+        return advice
+    start, _ = ctx.text.declaration_span(first.line)
+    tactics = ctx.text.tactic_lines((start, first.line))
+    code = ctx.text.line(first.line).split("--", 1)[0].strip()
+    if not tactics or tactics[0].line != first.line or not _CLOSER.fullmatch(code):
+        return advice
+    if start == first.line or any(a.line == start for a in advice):
+        return advice
+    return [
+        first,
+        Advice(
+            start,
+            f"Do fix the statement on line {start}: the proof's first step already meets a "
+            "false claim, so the statement itself is false as written and no proof of it "
+            "exists; correct the numbers or the relation there.",
+        ),
+        *advice[1:],
+    ]
+
+
 def _dedupe(advice: list[Advice]) -> list[Advice]:
     seen: set[tuple[int | None, str]] = set()
     kept = []
@@ -246,7 +277,7 @@ def _with_explanations(advice: list[Advice], d: Diagnostic) -> list[Advice]:
     extra = " (" + "; ".join(clauses) + ")."
     combined = first.text.rstrip(".") + extra
     if not text_problem(" ".join(combined.split())):
-        return [Advice(first.line, combined, first.reveals), *advice[1:]]
+        return [replace(first, text=combined), *advice[1:]]
     note = Advice(first.line, "Do read the message this way: " + "; ".join(clauses) + ".")
     return [first, note, *advice[1:]]
 

@@ -12,7 +12,7 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 from __future__ import annotations
 
 from tests.tutor.coach.helpers import app_mismatch, rewrite_failed
-from tests.tutor.coach.test_general_rules import linarith_failed
+from tests.tutor.coach.test_general_rules import advise, linarith_failed
 from tests.tutor.coach.test_round_five import coach, lean
 
 
@@ -282,3 +282,18 @@ def test_an_implicit_argument_nothing_fixes_is_named() -> None:
     message = "don't know how to synthesize implicit argument 'α'\n  @List.length_nil ?m.3"
     text = coach(attempt, lean(2, 12, message))
     assert "implicit argument `α`" in text and "(α := ...)" in text
+
+
+def test_a_statement_its_first_step_shows_false_is_pointed_at() -> None:
+    attempt = "theorem t : 17 % 5 = 3 := by\n  decide"
+    message = "Tactic `decide` proved that the proposition\n  17 % 5 = 3\nis false"
+    feedback = advise(attempt, lean(2, 2, message))
+    assert [s.line for s in feedback.suggestions][:2] == [2, 1]
+    assert "fix the statement on line 1" in feedback.suggestions[1].text
+
+
+def test_a_false_have_is_not_blamed_on_the_statement() -> None:
+    attempt = "theorem t (n : Nat) : n + 0 = n := by\n  have h : 17 % 5 = 3 := by decide\n  simp"
+    message = "Tactic `decide` proved that the proposition\n  17 % 5 = 3\nis false"
+    feedback = advise(attempt, lean(2, 28, message))
+    assert all(s.line != 1 for s in feedback.suggestions)

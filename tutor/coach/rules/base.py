@@ -34,6 +34,8 @@ class Advice:
     # The advice gives away the answer to a step the student has not attempted (the whole
     # proof of a `sorry`): a hint, offered after the exercise's own hints and counted as one.
     reveals: bool = False
+    # The advice shows the goal at its line is false (by evaluation or a counterexample).
+    refutes: bool = False
 
 
 def one(line: int | None, text: str) -> list[Advice]:
@@ -89,6 +91,7 @@ def false_claim_advice(line: int, claim: str) -> Advice:
         line,
         f"Don't try to prove it with any tactic on line {line}: {claim}, so nothing can prove "
         "it. Check the numbers in the statement or in your earlier steps.",
+        refutes=True,
     )
 
 

@@ -39,16 +39,22 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         stated = prop if " ".join(prop.split()) in " ".join(ctx.statement.split()) else ""
         value = _true_value(prop, evidence.domain_of_text(f"{ctx.text.line(line)} {stated}"))
         if value:
-            return one(
+            return [
+                Advice(
+                    line,
+                    f"Do correct the claim on line {line}: `decide` evaluated "
+                    f"`{shorten(prop, 24)}` and it is false, since {value}.",
+                    refutes=True,
+                )
+            ]
+        return [
+            Advice(
                 line,
-                f"Do correct the claim on line {line}: `decide` evaluated `{shorten(prop, 24)}` "
-                f"and it is false, since {value}.",
+                f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "
+                "found it is false. Check the numbers in the statement or in your earlier steps.",
+                refutes=True,
             )
-        return one(
-            line,
-            f"Don't try to prove `{shorten(prop, 30)}` as stated: `decide` evaluated it and "
-            "found it is false. Check the numbers in the statement or in your earlier steps.",
-        )
+        ]
     scene = scene_at(d, ctx)
     goal = _goal(d, scene)
     substituted = substitution_step(goal, ctx.mathlib) if goal else None

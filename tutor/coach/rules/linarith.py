@@ -204,6 +204,7 @@ def _false_goal(
         line,
         f"Don't try to prove `{shorten(original, 24)}`: it is false as stated. {where} "
         f"satisfies {named} but not the goal, so no tactic proves it{also}.",
+        refutes=True,
     )
 
 
@@ -237,6 +238,7 @@ def _integer_step_on_reals(
         f"Don't try to prove `{shorten(original, 24)}` from `{strict} : {low} < {high}` on "
         f"line {line}: over ℝ it is false{example}. That step only holds over ℤ or ℕ, where "
         f"`{low} < {high}` means `{low} + 1 ≤ {high}`; check the statement.",
+        refutes=True,
     )
 
 

@@ -130,13 +130,16 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     zero = _false_at_zero(target, domain, facts)
     if zero is not None:
         weaker = "could prove only a weaker claim" if "strict" in opening else "cannot prove it"
-        return one(
-            line,
-            f"Do check the goal on line {line}: `positivity` {weaker}, and "
-            f"`{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules that "
-            f"out (such as `{zero.split(' and ')[0].replace(' = ', ' ≠ ')}`) or prove `0 ≤ ...` "
-            "instead.",
-        )
+        return [
+            Advice(
+                line,
+                f"Do check the goal on line {line}: `positivity` {weaker}, and "
+                f"`{shorten(target, 24)}` is false when {zero}, so add a hypothesis that rules "
+                f"that out (such as `{zero.split(' and ')[0].replace(' = ', ' ≠ ')}`) or prove "
+                "`0 ≤ ...` instead.",
+                refutes=True,
+            )
+        ]
     if closer:
         source = f"from `{follows}` in one linear step" if follows else "by adding up your facts"
         return one(
