@@ -48,6 +48,7 @@ def hypothesis_match(goal: Goal) -> str | None:
         values = forall_instance(target, typ)
         if values and "✝" not in name:
             return f"close it with `exact {name} {values}`: it is `{name}` at {values}"
+    partial = None  # an implication whose premise is not in scope: only if no other fits
     for name, typ in facts:
         if "✝" in name:
             continue
@@ -70,8 +71,10 @@ def hypothesis_match(goal: Goal) -> str | None:
                     if "✝" in other:
                         return f"close it with `apply {name}` and then `assumption`"
                     return f"close it with `exact {name} {other}`"
-            return f"use `apply {name}` and then prove `{shorten(hyp_split.left, 40)}`"
-    return None
+            partial = partial or (
+                f"use `apply {name}` and then prove `{shorten(hyp_split.left, 40)}`"
+            )
+    return partial
 
 
 _VALUE = r"(\([^()]*\)|[^\s()]+)"

@@ -384,6 +384,25 @@ def strict_from_weak(
                     )
                 ]
     power = re.fullmatch(r"([\w'₀-₉]+)\s*\^\s*(\d+)", normal(want.right))
+    if normal(want.left) == "0" and power and mathlib and int(power.group(2)) % 2 == 0:
+        # An even power of a nonzero number is positive: positivity reads `x ≠ 0` in scope.
+        nonzero = next(
+            (
+                n
+                for n, t in facts
+                if normal(t) in (f"{power.group(1)} ≠ 0", f"0 ≠ {power.group(1)}")
+            ),
+            None,
+        )
+        if nonzero is not None:
+            return [
+                (
+                    line,
+                    f"Do write `positivity` on line {line} instead: `{shorten(p.term, 16)}` gives "
+                    f"only `{shorten(normal(p.has), 16)}`, and an even power of a number that "
+                    f"`{nonzero}` says is not 0 is strictly positive, which positivity proves.",
+                )
+            ]
     if normal(want.left) == "0" and power and evidence.in_library("pow_pos", mathlib):
         base, exponent = power.groups()
         for name, typ in facts:
@@ -444,6 +463,47 @@ def _with_inequation(
             return [(line, f"Do write `{step}` on line {line}: {why}")]
         return [(line, f"Do replace `{p.term.strip()}` on line {line} with `({strict})`: {why}")]
     return []
+
+
+def weaker_projection(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
+    """`div_self hx` with `hx : 0 < x` where `x ≠ 0` is taken: a `<` fact gives the weaker
+    facts about the same two terms, `hx.ne'` (`x ≠ 0`), `hx.ne` (`0 ≠ x`), `hx.le` (`0 ≤ x`);
+    in core Lean `Nat.ne_of_gt hx`, `Nat.ne_of_lt hx`, `Nat.le_of_lt hx`."""
+    term = p.term.strip()
+    if not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return []
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if has.shape is not Shape.LT:
+        return []
+    small, large = normal(has.left), normal(has.right)
+    if has.op == ">":
+        small, large = large, small
+    sides = (normal(want.left), normal(want.right))
+    if want.shape is Shape.NE and sides == (large, small):
+        fixed = f"{term}.ne'" if mathlib else f"Nat.ne_of_gt {term}"
+    elif want.shape is Shape.NE and sides == (small, large):
+        fixed = f"{term}.ne" if mathlib else f"Nat.ne_of_lt {term}"
+    elif want.shape is Shape.LE and want.op == "≤" and sides == (small, large):
+        fixed = f"{term}.le" if mathlib else f"Nat.le_of_lt {term}"
+    else:
+        return []
+    if not mathlib and not evidence.in_library(fixed.split()[0], mathlib):
+        return []
+    code = source.strip().lstrip("·").strip()
+    word = rf"(?<![\w.']){re.escape(term)}(?![\w'])"
+    spots = list(re.finditer(word, code))
+    if len(spots) != 1:
+        return []
+    argument = fixed if " " not in fixed else f"({fixed})"
+    step = f"{code[: spots[0].start()]}{argument}{code[spots[0].end() :]}"
+    return [
+        (
+            line,
+            f"Do write `{shorten(step, 48)}` on line {line}: `{term}` proves "
+            f"`{shorten(normal(p.has), 16)}`, and `{fixed}` is the weaker "
+            f"`{shorten(normal(p.expected), 16)}` this position takes.",
+        )
+    ]
 
 
 def relative_for_goal(applied: str, conclusion: str, goal: str, mathlib: bool) -> str | None:

@@ -57,8 +57,29 @@ def goal_here(d: Diagnostic, scene: fixes.Scene) -> Goal | None:
     return goals[0] if goals else fixes.goal_at_first_step(scene)
 
 
+# The case tags `constructor`, `cases` and `ext` give the goals after the first: said the way
+# a teacher says it ("the second goal"), with the tag Lean prints.
+_LATER_CASES = {
+    "right": "the second goal",
+    "inr": "the other case",
+    "mpr": "the other direction",
+    "succ": "the inductive step",
+    "cons": "the inductive step",
+}
+
+
 def case_phrase(goal: Goal) -> str:
     return f"of case `{goal.case}` " if goal.case else ""
+
+
+def open_goal_phrase(goal: Goal) -> str:
+    """`the second goal (case `right`), `1 < n`,` / `the goal `1 < n`` for advice on a goal
+    left open."""
+    target = f"`{shorten(goal.target)}`"
+    later = _LATER_CASES.get(goal.case.rsplit(".", 1)[-1]) if goal.case else None
+    if later:
+        return f"{later} (case `{goal.case}`), {target},"
+    return f"the goal {case_phrase(goal)}{target}"
 
 
 def projected(term: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import combinations
 
 from tutor.coach import evidence, fixes, lemmas, linear
 from tutor.coach.advice import nlinarith_hint
@@ -19,6 +20,7 @@ from tutor.coach.rules.base import (
     Context,
     goals_of,
     one,
+    same_text,
     scene_at,
 )
 from tutor.coach.rules.membership import unfold_membership
@@ -62,6 +64,23 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     false = _false_goal(line, original, facts, domain)
     if false:
         return [false]
+    cast = _cast_of_a_hypothesis(original, facts, ctx.mathlib)
+    if cast is not None:
+        return one(
+            line,
+            f"Do write `exact_mod_cast {cast}` on line {line} instead of `{tactic}`: the goal is "
+            f"`{cast}` with its numbers cast to another type (`↑`), and {tactic} treats a cast "
+            "as an unknown; `exact_mod_cast` (or `norm_cast`) moves the casts away.",
+        )
+    instances = _instances_needed(original, facts, domain)
+    if instances:
+        listed = ", ".join(instances)
+        return one(
+            line,
+            f"Do write `{tactic} [{listed}]` on line {line}: {tactic} uses hypotheses only as "
+            f"they stand, never a `∀` or `→` one at a point, and with `{listed}` the goal "
+            "follows.",
+        )
     if ctx.mathlib:
         given = [t for n, t in facts if n != "_" and not n.startswith("a✝")]
         lemma = linear.abs_bound(original, given, domain) if original else None
@@ -164,6 +183,71 @@ def _original_goal(d: Diagnostic, ctx: Context, goal: Goal) -> str | None:
     if split.op not in _NEGATED:
         return None
     return f"{split.left} {_NEGATED[split.op]} {split.right}"
+
+
+def _cast_of_a_hypothesis(
+    original: str | None, facts: list[tuple[str, str]], mathlib: bool
+) -> str | None:
+    """`(1 : ℝ) ≤ n` (`n : ℕ`) with `h : 1 ≤ n`: the goal is a hypothesis with casts, so the
+    name of that hypothesis (for `exact_mod_cast`), else None."""
+    if original is None or not mathlib:
+        return None
+    plain = re.sub(r"↑\s*", "", original)
+    plain = re.sub(r"\((\d+)\s*:\s*[ℝℚℤℕ]\)", r"\1", plain)
+    cast_types = {n for n, t in facts if t.strip() in ("ℕ", "ℤ", "Nat", "Int")}
+    mentioned = set(re.findall(r"[\w'₀-₉]+", plain))
+    if plain == original and not (cast_types & mentioned):
+        return None
+    return next(
+        (n for n, t in facts if "✝" not in n and t and same_text(t, plain) and n != "_"), None
+    )
+
+
+_APPLIED_TO = r"(?<![\w.']){}\s+(\d+|[A-Za-z_][\w'₀-₉]*|\([^()]*\))"
+
+
+def _instances_needed(original: str | None, facts: list[tuple[str, str]], domain: str) -> list[str]:
+    """`hf 3` for `hf : ∀ x, f x ≤ 2 * x` on a goal about `f 3`, `h ha` for `h : 0 ≤ a → a ≤ b`
+    with `ha : 0 ≤ a`: the instances linarith does not form, kept only when adding them makes
+    the goal follow (tutor/coach/linear.py)."""
+    if original is None:
+        return []
+    plain = [t for n, t in facts if "✝" not in n and not n.startswith("a✝")]
+    found: list[tuple[str, str]] = []
+    for name, typ in facts:
+        if "✝" in name or name == "_":
+            continue
+        split = split_target(typ)
+        if split.shape is Shape.IMPLIES:
+            premise = next((n for n, t in facts if n != name and same_text(t, split.left)), None)
+            if premise is not None:
+                found.append((f"{name} {premise}", split.right))
+        elif split.shape is Shape.FORALL:
+            found.extend(_forall_instances(name, typ, original))
+    if not found or linear.entails(original, plain, domain):
+        return []
+    for size in (1, 2):
+        for chosen in combinations(found, size):
+            if linear.entails(original, plain + [t for _, t in chosen], domain):
+                return [term for term, _ in chosen]
+    return []
+
+
+def _forall_instances(name: str, typ: str, goal: str) -> list[tuple[str, str]]:
+    """`(hf 3, f 3 ≤ 2 * 3)` for each value the ∀'s function is applied to in the goal."""
+    binder = re.match(
+        r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^,)]+)?\)?\s*,\s*(.+)$", " ".join(typ.split())
+    )
+    if binder is None:
+        return []
+    var, body = binder.groups()
+    heads = re.findall(rf"(?<![\w.'])([A-Za-z_][\w'₀-₉.]*)\s+{re.escape(var)}(?![\w'])", body)
+    out = []
+    for head in dict.fromkeys(heads):
+        for value in dict.fromkeys(re.findall(_APPLIED_TO.format(re.escape(head)), goal)):
+            instance = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", value, body)
+            out.append((f"{name} {value}", instance))
+    return out
 
 
 def _false_goal(

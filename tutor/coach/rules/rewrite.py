@@ -70,6 +70,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if elsewhere:
             return [elsewhere]
     shown = f"`{shorten(pattern, 40)}`" if pattern else "the rule's left side"
+    if pattern and goals:
+        other = (
+            _rewriting_the_wrong_place(line, pattern, goals[0], ctx)
+            or _through_a_composition(line, goals[0], ctx)
+            or _hidden_inside(line, pattern, goals[0], ctx)
+            or _lemma_states_the_goal(line, goals[0], ctx)
+        )
+        if other:
+            return [other]
     types = dict(statement_hypotheses(ctx.statement))
     if pattern and goals:
         peeled = _sum_not_peeled(line, pattern, goals[0], ctx)
@@ -113,6 +122,81 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
         f"Do write `rw [{found[0]}]` on line {line}: with `{words[1]}` it is `{found[0].split()[0]}` "
         f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
         "the other one.",
+    )
+
+
+_AT_HYPOTHESIS = re.compile(r"\b(rw|rewrite)\s*\[([^\]]+)\]\s+at\s+([\w'₀-₉]+)\s*$")
+
+
+def _rewriting_the_wrong_place(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [Nat.even_iff] at h` where `Even ?n` is in the goal, not in `h`: the rewrite was
+    meant for the goal, so drop `at h` (the target Lean searched was `h`)."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    found = _AT_HYPOTHESIS.search(code)
+    regex = hypotheses.pattern_regex(pattern, whole=False)
+    if found is None or regex is None or not regex.search(" ".join(goal.target.split())):
+        return None
+    fixed = code[: found.start()] + f"{found.group(1)} [{found.group(2)}]"
+    return Advice(
+        line,
+        f"Do write `{shorten(fixed, 40)}` on line {line}, without `at {found.group(3)}`: "
+        f"`{shorten(pattern, 20)}` is in the goal, not in `{found.group(3)}`, so rewrite the goal.",
+    )
+
+
+def _through_a_composition(line: int, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [hg]` on `(f ∘ g) 3 = 7`: `g 3` appears only once the composition is unfolded,
+    which `Function.comp_apply` does (Mathlib; `simp` uses it on its own)."""
+    if "∘" not in goal.target or not ctx.mathlib:
+        return None
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    rule = step.group(2).strip() if step else "h"
+    return Advice(
+        line,
+        f"Do write `rw [Function.comp_apply, {rule}]` on line {line} (or `simp [{rule}]`): "
+        f"the goal applies a composition `∘`, and `{rule}`'s pattern appears only after "
+        "`Function.comp_apply` unfolds it.",
+    )
+
+
+_FIELD = re.compile(r"^([\w'₀-₉]+)\.(\w+)$")
+
+
+def _hidden_inside(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [h]` (`h : xs.length = 3`) on `(xs ++ ys).length = …`: the pattern `xs.length` is
+    not in the goal yet; `simp [h]` first rewrites `(xs ++ ys).length` with its simp lemmas
+    (`List.length_append`), which makes it appear."""
+    field = _FIELD.match(pattern.strip())
+    if field is None:
+        return None
+    name, attribute = field.groups()
+    inside = re.search(
+        rf"\((?:[^()]*(?<![\w.']){re.escape(name)}(?![\w'])[^()]*)\)\.{re.escape(attribute)}\b",
+        goal.target,
+    )
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    if inside is None or step is None:
+        return None
+    return Advice(
+        line,
+        f"Do write `simp [{step.group(2).strip()}]` on line {line} instead: `{pattern}` does "
+        f"not appear yet, only `{shorten(inside.group(0), 24)}`, which simp first splits "
+        f"with its lemmas (such as `List.length_append`), making `{pattern}` appear.",
+    )
+
+
+def _lemma_states_the_goal(line: int, goal: Goal, ctx: Context) -> Advice | None:
+    """The rewrite failed, but a library lemma states exactly the goal (`sq_abs x` for
+    `|x| ^ 2 = x ^ 2`): that lemma is the step."""
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    found = lemmas.instances(goal.target, facts, ctx.mathlib)
+    if not found:
+        return None
+    return Advice(
+        line,
+        f"Do write `exact {found[0]}` on line {line} instead: `{found[0].split()[0]}` states "
+        f"exactly the goal `{shorten(goal.target, 24)}`, while the left side of the rule you "
+        "wrote does not occur in it.",
     )
 
 

@@ -133,12 +133,34 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     whole = _whole_step_by_arithmetic(d, ctx) or _whole_step_from_facts(parts, d, ctx)
     if whole:
         return [whole]
+    stated = _lemma_stating(parts, d, ctx)
+    if stated:
+        return [stated]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
     return one(
         line,
         f"Do compare the two types on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
+    )
+
+
+def _lemma_stating(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`exact Real.sqrt_nonneg x` where `0 < √x` is needed and `hx : 0 < x` is in scope: the
+    library lemma whose statement is exactly the needed fact, from the facts in scope
+    (tutor/coach/lemmas.py); only for the whole step (`exact term`)."""
+    code = ctx.text.line(d.line).split("--", 1)[0].strip().lstrip("·").strip()
+    if parts.application or not code.startswith("exact "):
+        return None
+    facts = [(n, t) for n, t in scene_at(d, ctx).facts() if t and n != "_"]
+    found = lemmas.instances(strip_sort(parts.expected), facts, ctx.mathlib)
+    if not found:
+        return None
+    return Advice(
+        d.line,
+        f"Do write `exact {found[0]}` on line {d.line}: `{shorten(parts.term, 20)}` proves "
+        f"`{shorten(strip_sort(parts.has), 20)}`, and `{found[0].split()[0]}` states exactly "
+        f"the needed `{shorten(strip_sort(parts.expected), 20)}` from your facts.",
     )
 
 
@@ -299,6 +321,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         families.already_proves(parts, d.line, goal, facts),
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
+        families.weaker_projection(parts, d.line, source, ctx.mathlib),
         families.strict_from_weak(parts, d.line, facts, ctx.mathlib, source),
         families.operation_swap(parts, d.line, ctx.mathlib),
     ):

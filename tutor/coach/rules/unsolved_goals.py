@@ -18,12 +18,12 @@ from tutor.coach.goals import (
 from tutor.coach.rules.base import (
     Advice,
     Context,
-    case_phrase,
     definitions,
     false_because,
     false_claim_advice,
     goals_of,
     impossible_case,
+    open_goal_phrase,
     refuted_claim,
 )
 from tutor.coach.source import AttemptText
@@ -56,14 +56,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             return [found]
     more = f" ({len(goals)} goals remain)" if len(goals) > 1 else ""
     text = (
-        f"Do add a step after line {anchor}: the goal {case_phrase(goal)}"
-        f"`{shorten(goal.target)}` is still open{more}; {next_step(goal, ctx.mathlib)}."
+        f"Do add a step after line {anchor}: {open_goal_phrase(goal)} is still open{more}; "
+        f"{next_step(goal, ctx.mathlib)}."
     )
-    if goal.case in _IFF_DIRECTIONS:
+    direction = goal.case.rsplit(".", 1)[-1] if goal.case else None
+    if direction in _IFF_DIRECTIONS:
         # `constructor` on an ↔ names its goals `mp` and `mpr`: say which direction is missing.
         text = (
             f"Do add a step after line {anchor}: the other direction of the ↔, "
-            f"{_IFF_DIRECTIONS[goal.case]} (case `{goal.case}`), is still open, "
+            f"{_IFF_DIRECTIONS[direction]} (case `{goal.case}`), is still open, "
             f"`{shorten(goal.target)}`{more}; "
             f"{next_step(goal, ctx.mathlib)}."
         )
