@@ -441,11 +441,14 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
             values, typ = instance
             head = f"{name} {values}"
         premises, conclusion = [], typ
-        while (split := split_target(conclusion)).shape is Shape.IMPLIES:
-            premises.append(split.left)
-            conclusion = split.right
-        if not premises or not same(conclusion, target):
+        while (split := split_target(conclusion)).shape in (Shape.IMPLIES, Shape.NOT):
+            # `¬q` is `q → False`: on the goal `False` it applies with `q` to prove.
+            premises.append(split.left if split.shape is Shape.IMPLIES else split.right)
+            conclusion = split.right if split.shape is Shape.IMPLIES else "False"
+        if not same(conclusion, target):
             continue
+        if not premises:
+            return name, name  # the hypothesis is the goal itself
         proofs = [proofs_of(premise, facts) for premise in premises]
         if all(proofs):
             return name, " ".join([head, *(as_argument(p[0]) for p in proofs)])

@@ -150,6 +150,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     stated = _lemma_for_goal(ctx, name, line)
     if stated is not None:
         return [stated, _name_search_advice(line)]
+    trimmed = _known_lemma_with_a_suffix(ctx, name, line)
+    if trimmed is not None:
+        return [trimmed, _name_search_advice(line)]
     lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
     candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
     candidates = {c for c in candidates if re.match(r"[A-Za-zα-ωℕℤ]", c)}  # never `_`
@@ -213,6 +216,23 @@ def _lemma_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
         f"Do write `exact {best}` on line {line}: there is no `{name}`, and "
         f"`{best.split()[0]}` is the library lemma whose statement is exactly the goal "
         f"`{shorten(goal, 24)}`.",
+    )
+
+
+def _known_lemma_with_a_suffix(ctx: Context, name: str, line: int) -> Advice | None:
+    """`sq_nonneg_of x`, `mul_pos_of_pos ha hb`: a lemma name the library has, with words
+    added after it (`_of`, `_of_pos`, `_real`): the library's name is the one meant."""
+    known = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
+    stems = [k for k in known if name.startswith(k + "_") and "." not in name[len(k) :]]
+    if not stems:
+        return None
+    stem = max(stems, key=len)
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", stem, code, count=1)
+    return Advice(
+        line,
+        f"Do write `{shorten(fixed, 48)}` on line {line}: there is no `{name}`; the library's "
+        f"lemma is `{stem}`, without `{name[len(stem) :]}`.",
     )
 
 
@@ -311,12 +331,36 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     taken_apart = _only_fact_to_take_apart(ctx, name, line, scope)
     if taken_apart is not None:
         return taken_apart
+    argument = _argument_of_a_hypothesis(ctx, name, line, scope)
+    if argument is not None:
+        return argument
     shown = ", ".join(f"`{n}`" for n in proofs[:4])
     listed = f" The hypotheses in scope are {shown}." if shown else ""
     return (
         f"Do bind `{name}` before you use it on line {line}, or use a name that is in scope: "
         f"nothing named `{name}` was introduced (by `intro`, a pattern or `have`).{listed}"
     )
+
+
+def _argument_of_a_hypothesis(
+    ctx: Context, name: str, line: int, scope: list[tuple[str, str]]
+) -> str | None:
+    """`hpq h` where no `h` exists and `hpq : p → q`: the argument must prove `p`, and the one
+    fact in scope stating `p` (`hp`) is the name meant."""
+    code = ctx.text.line(line).split("--", 1)[0]
+    types = dict(scope)
+    for match in re.finditer(rf"(?<![\w.'])([\w'₀-₉]+)\s+{re.escape(name)}(?![\w'])", code):
+        function = split_target(types.get(match.group(1), ""))
+        if function.shape is not Shape.IMPLIES:
+            continue
+        fitting = [n for n, t in scope if n != name and t and same(t, function.left)]
+        if len(fitting) == 1:
+            fixed = f"{match.group(1)} {fitting[0]}"
+            return (
+                f"Do write `{fixed}` on line {line}: there is no `{name}`; `{match.group(1)}` "
+                f"takes a proof of `{shorten(function.left, 20)}`, and that is `{fitting[0]}`."
+            )
+    return None
 
 
 _TAKES_APART = re.compile(
