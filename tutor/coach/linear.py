@@ -299,6 +299,25 @@ def entails(goal: str, facts: Sequence[str], domain: str) -> bool | None:
     return verdict
 
 
+def _bound_witness(var: str, body: str, domain: str) -> str | None:
+    """`n + 1` for `∃ m, n < m`, `n` for `∃ m, n ≤ m`: the witness just past a bound in the
+    other variables, when the ∃'s variable stands alone on the larger side; checked by
+    entailment, not assumed."""
+    split = split_target(body)
+    small, large = split.left.strip(), split.right.strip()
+    if split.op in (">", "≥"):
+        small, large = large, small
+    if large != var or re.search(rf"(?<![\w.']){re.escape(var)}(?![\w'])", small):
+        return None
+    strict = split.op in ("<", ">")
+    term = f"{small} + 1" if strict else small
+    bound = polynomial(small, domain)
+    if strict and bound is not None and all(len(k) <= 1 for k in bound):
+        term = _render(_add(bound, {(): Fraction(1)})) or f"({small}) + 1"
+    instance = re.sub(rf"(?<![\w.']){re.escape(var)}(?![\w'])", f"({term})", body)
+    return term if entails(instance, [], domain) is True else None
+
+
 def counterexample(goal: str, facts: Sequence[str], domain: str) -> dict[str, Fraction] | None:
     """Values of the goal's variables (at most two) at which every fact holds and the goal does
     not: the goal is false as stated, and no tactic proves it. The values tried are where some
@@ -749,6 +768,8 @@ def witness_term(prop: str, domain: str) -> str | None:
         return None
     var, body = match.groups()
     split = split_target(body)
+    if split.shape in (Shape.LT, Shape.LE):
+        return _bound_witness(var, body, domain)
     if split.shape is not Shape.EQ:
         return None
     left, right = polynomial(split.left, domain), polynomial(split.right, domain)

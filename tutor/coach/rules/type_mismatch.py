@@ -20,6 +20,7 @@ from tutor.coach.rules.base import (
     projected,
     scene_at,
     strip_sort,
+    witness_step,
 )
 from tutor.lean.messages import Mismatch, mismatch_parts
 from tutor.lean.types import Diagnostic
@@ -133,7 +134,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     whole = _whole_step_by_arithmetic(d, ctx) or _whole_step_from_facts(parts, d, ctx)
     if whole:
         return [whole]
-    stated = _lemma_stating(parts, d, ctx)
+    stated = _lemma_stating(parts, d, ctx) or _witness_too_small(parts, d, ctx)
     if stated:
         return [stated]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
@@ -143,6 +144,33 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
     )
+
+
+def _witness_too_small(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`refine ⟨n, ?_⟩` then `exact hn` (`hn : n > 5`) where `n > 6` is needed: the needed
+    fact is the ∃'s property at the witness, and a nearby witness (`n + 1`) makes it follow
+    from the facts (checked by tutor/coach/linear.py); the fix goes where the witness was."""
+    step = witness_step(ctx, d.line - 1)
+    if step is None or len(step.values) != 1 or step.line >= d.line:
+        return None
+    value = step.values[0]
+    expected = strip_sort(parts.expected)
+    word = rf"(?<![\w.']){re.escape(value)}(?![\w'])"
+    if not re.fullmatch(r"[\w'₀-₉]+", value) or not re.search(word, expected):
+        return None
+    facts = [t for n, t in scene_at(d, ctx).facts() if t and n != "_"]
+    facts.append(strip_sort(parts.has))
+    for candidate in (f"{value} + 1", f"{value} + 2", f"2 * {value}", f"{value} - 1"):
+        moved = re.sub(word, f"({candidate})", expected)
+        if linear.entails(moved, facts, step.domain) is True:
+            fixed = step.form.format(candidate)
+            return Advice(
+                step.line,
+                f"Do write `{fixed}` on line {step.line}: with the witness `{value}` the goal "
+                f"is `{shorten(expected, 20)}`, which `{shorten(parts.term, 12)}` does not give; "
+                f"with `{candidate}` it follows from your facts (then `omega`).",
+            )
+    return None
 
 
 def _lemma_stating(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:

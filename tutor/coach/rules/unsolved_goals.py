@@ -184,8 +184,8 @@ def _witness_false_for_every_value(ctx: Context, anchor: int, goals: list[Goal])
             return Advice(
                 at,
                 f"Do write `{chosen.group('tactic')} {solved}` on line {at} instead of `{code}`: "
-                f"with your witness the goal is `{shorten(goal.target, 20)}`, which fails for "
-                f"some `{free[0]}`, so no step after it can finish; `{solved}` solves it.",
+                f"with your witness the goal is `{shorten(goal.target, 20)}`, {how_false}, so "
+                f"no step after it can finish; `{solved}` works.",
             )
         facts = [t for n, t in goal.named_facts() if "✝" not in n]
         var = found.names[0]
