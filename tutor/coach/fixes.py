@@ -670,12 +670,17 @@ def _wrong_side_chosen(p: Mismatch, s: Scene) -> list[Advice]:
         else ("apply Or.inr" if chose_left else "apply Or.inl")
     )
     side = "right" if chose_left else "left"
+    why = (
+        " (`constructor` on an ∨ always picks its first, left side, `Or.inl`)"
+        if step.group(1) == "constructor"
+        else ""
+    )
     return [
         (
             previous,
             f"Do write `{fixed}` on line {previous}: `{shorten(p.term, 16)}` proves the {side} "
             f"side `{shorten(other, 20)}` of `{shorten(goal, 30)}`, so choose that side before "
-            f"giving it on line {s.line}.",
+            f"giving it on line {s.line}{why}.",
         )
     ]
 

@@ -92,6 +92,11 @@ LEMMAS = (
     Lemma("Nat.mul_comm", ("?n", "?m"), (), "?n * ?m = ?m * ?n", mathlib=False),
     Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
     Lemma("Nat.two_mul", ("?n",), (), "2 * ?n = ?n + ?n", mathlib=False),
+    # Mathlib/Algebra/Group/Nat/Even.lean: `Nat.odd_iff : Odd n ↔ n % 2 = 1`, `Nat.even_iff`
+    Lemma("Nat.odd_iff.mp", (), ("Odd ?n",), "?n % 2 = 1"),
+    Lemma("Nat.odd_iff.mpr", (), ("?n % 2 = 1",), "Odd ?n"),
+    Lemma("Nat.even_iff.mp", (), ("Even ?n",), "?n % 2 = 0"),
+    Lemma("Nat.even_iff.mpr", (), ("?n % 2 = 0",), "Even ?n"),
     Lemma("Finset.card_range", ("?n",), (), "(Finset.range ?n).card = ?n"),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
     Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),
@@ -148,13 +153,19 @@ def instances(
 ) -> list[str]:
     """Terms `lemma args hyps` that prove `target` exactly: the conclusion matches, every
     explicit argument is bound by the match, every premise is a fact in scope. `family`
-    keeps only lemmas whose name shares the stem (`min_eq`, `dvd_mul`) of the one written."""
+    keeps only lemmas whose name shares the stem (`min_eq`, `dvd_mul`) of the one written.
+    A `Nat.` lemma is kept only when no name it binds is declared of another type."""
     out = []
+    types = {n: " ".join(t.split()) for n, t in facts}
     for lemma in available(mathlib):
         if family is not None and _stem(lemma.name) != _stem(family):
             continue
         bound = match_pattern(lemma.conclusion, oriented(target))
         if bound is None or any(a not in bound for a in lemma.args):
+            continue
+        if lemma.name.startswith("Nat.") and any(
+            types.get(v, "ℕ") not in ("ℕ", "Nat") for v in bound.values() if v in types
+        ):
             continue
         proofs = []
         for premise in lemma.premises:

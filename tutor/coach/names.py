@@ -241,6 +241,10 @@ MATHLIB_LEMMAS = [
     "abs_neg",
     "abs_sub_abs_le_abs_sub",
     "Finset.card_range",
+    "Nat.odd_iff.mp",
+    "Nat.odd_iff.mpr",
+    "Nat.even_iff.mp",
+    "Nat.even_iff.mpr",
 ]
 
 TACTICS = [

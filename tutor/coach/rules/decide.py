@@ -37,7 +37,7 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if witness:
             return [witness]
         stated = prop if " ".join(prop.split()) in " ".join(ctx.statement.split()) else ""
-        value = _true_value(prop, evidence.domain_of_text(f"{ctx.text.line(line)} {stated}"))
+        value = true_value(prop, evidence.domain_of_text(f"{ctx.text.line(line)} {stated}"))
         if value:
             return [
                 Advice(
@@ -170,12 +170,26 @@ def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
     )
 
 
-def _true_value(prop: str, domain: str = evidence.NAT) -> str | None:
+def true_value(prop: str, domain: str = evidence.NAT) -> str | None:
     """`2 ^ 10 = 1000 + 42` is false because `2 ^ 10` is 1024: the value of the side that is
     not a bare numeral (both sides evaluated on ℕ, as decide does for numerals)."""
     listed = _list_value(prop)
     if listed:
         return listed
+    parity = re.fullmatch(r"(Even|Odd)\s*\((.+)\)|(Even|Odd)\s+(\d+)", prop.strip())
+    if parity and domain != evidence.REAL:
+        claim = parity.group(1) or parity.group(3)
+        text = (parity.group(2) or parity.group(4)).strip()
+        value = evidence.evaluate(text, domain)
+        if value is not None and value == int(value):
+            actual = "even" if int(value) % 2 == 0 else "odd"
+            if actual != claim.lower():
+                shown = (
+                    f"`{shorten(text, 16)}` is {int(value)}"
+                    if text != str(int(value))
+                    else f"{int(value)} is"
+                )
+                return f"{shown}, which is {actual}, not {claim.lower()} (so `{'Even' if actual == 'even' else 'Odd'} ({text})` holds)"
     # `(15 % 4 == 1) = true`: a Bool comparison claimed true is the claim `15 % 4 = 1`.
     boolean = re.fullmatch(r"\((.+?)\s*==\s*(.+)\)\s*=\s*true", prop.strip())
     if boolean:

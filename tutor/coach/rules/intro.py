@@ -131,7 +131,8 @@ def _too_many_names(d: Diagnostic, ctx: Context) -> Advice | None:
     return Advice(
         d.line,
         f"Do write `intro {kept}` on line {d.line}: after those the goal is "
-        f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left to introduce, so {dropped} "
+        f"`{shorten(goals[0].target, 30)}`, with no ∀ or → left (there was only "
+        f"{'one binder' if done == 1 else f'{done} binders'} to introduce), so {dropped} "
         f"{'is' if len(names) - done == 1 else 'are'} {many} too many: remove "
         f"{'it' if len(names) - done == 1 else 'them'}.",
     )

@@ -22,6 +22,7 @@ from tutor.coach.rules.base import (
     refuted_claim,
     scene_at,
 )
+from tutor.coach.rules.decide import true_value
 from tutor.lean.types import Diagnostic
 
 
@@ -41,6 +42,16 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     refuted = refuted_claim(ctx, line, goal.target)
     if refuted:
         return refuted
+    computed = true_value(goal.target, evidence.domain_of_text(ctx.statement))
+    if computed:
+        return [
+            Advice(
+                line,
+                f"Don't try to prove `{shorten(goal.target, 30)}` on line {line}: it is false, "
+                f"since {computed}, so no tactic proves it; correct the claim.",
+                refutes=True,
+            )
+        ]
     built = derived_step(goal)
     if built:
         return one(line, f"Don't use `rfl` on line {line}; instead, {built}.")

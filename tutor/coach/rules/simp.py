@@ -40,8 +40,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         # follow see exactly what they would without it, so removing it is the whole fix here.
         return one(
             line,
-            f"Don't keep `{tactic}` on line {line}: it made no progress, so it changes nothing "
-            "and only stops the proof: remove it, and the next steps see the goal as it is.",
+            f"Don't keep `{tactic}` on line {line}: it does nothing here (no progress) and only "
+            "stops the proof: remove it, and the next steps see the goal as it is.",
         )
     goal = goal_here(d, scene)
     step = fixes.closing_step(goal.target, scene, goal.hypotheses) if goal else None

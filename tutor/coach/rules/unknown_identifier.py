@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from tutor.coach import evidence, linear
 from tutor.coach import lemmas as lemmas_by_statement
 from tutor.coach.advice import binder_names
 from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
@@ -150,9 +151,6 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     stated = _lemma_for_goal(ctx, name, line)
     if stated is not None:
         return [stated, _name_search_advice(line)]
-    trimmed = _known_lemma_with_a_suffix(ctx, name, line)
-    if trimmed is not None:
-        return [trimmed, _name_search_advice(line)]
     lemmas = [*CORE_LEMMAS, *(MATHLIB_LEMMAS if ctx.mathlib else [])]
     candidates = set(lemmas) | ctx.text.identifiers() | AttemptText(ctx.statement).identifiers()
     candidates = {c for c in candidates if re.match(r"[A-Za-zα-ωℕℤ]", c)}  # never `_`
@@ -184,6 +182,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             ),
             secondary,
         ]
+    replaced = _known_lemma_with_a_suffix(ctx, name, line) or _step_by_step(ctx, name, line)
+    if replaced is not None:
+        return [replaced, secondary]
     return [
         Advice(
             line,
@@ -219,6 +220,30 @@ def _lemma_for_goal(ctx: Context, name: str, line: int) -> Advice | None:
     )
 
 
+def _step_by_step(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact Nat.add_comm_three a b c` on a goal no single library lemma states but that is
+    linear arithmetic over ℕ or ℤ: omega proves it, with no lemma to remember."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    whole = rf"(?:(?:exact|apply)\s+{re.escape(name)}(?![\w.'])|(?:rw|rewrite)\s*\[\s*{re.escape(name)}\s*\]\s*$)"
+    if not re.match(whole, code):
+        return None
+    goal = traced_goal(ctx.statement, ctx.text, line)
+    if goal is None:
+        return None
+    facts = [(n, t) for n, t in facts_in_scope(ctx.statement, ctx.text, line) if t and n != "_"]
+    domain = evidence.domain_of_text(ctx.statement)
+    if domain not in (evidence.NAT, evidence.INT):
+        return None
+    if linear.omega_proves(goal, [t for _, t in facts], domain) is not True:
+        return None
+    return Advice(
+        line,
+        f"Do write `omega` on line {line} instead: there is no `{name}`, and the goal "
+        f"`{shorten(goal, 24)}` is linear arithmetic over ℕ or ℤ, which omega proves from your "
+        "facts without any lemma name.",
+    )
+
+
 def _known_lemma_with_a_suffix(ctx: Context, name: str, line: int) -> Advice | None:
     """`sq_nonneg_of x`, `mul_pos_of_pos ha hb`: a lemma name the library has, with words
     added after it (`_of`, `_of_pos`, `_real`): the library's name is the one meant."""
@@ -228,6 +253,8 @@ def _known_lemma_with_a_suffix(ctx: Context, name: str, line: int) -> Advice | N
         return None
     stem = max(stems, key=len)
     code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    if not re.match(r"(?:exact|apply|refine|have)\b", code):
+        return None  # in a `rw [...]` the shorter lemma rewrites something else
     fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", stem, code, count=1)
     return Advice(
         line,
