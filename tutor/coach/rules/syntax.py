@@ -73,6 +73,15 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         )
     match = _UNEXPECTED.search(message)
     token = (match.group("tok") or match.group("what") or "").strip() if match else ""
+    ascii_pair = re.search(r"<([^<>]*,[^<>]*)>", ctx.text.line(line))
+    if token == "<" and ascii_pair:
+        fixed = ctx.text.line(line).strip().replace(ascii_pair.group(0), f"⟨{ascii_pair.group(1)}⟩")
+        return one(
+            line,
+            f"Do write `{shorten(fixed, 40)}` on line {line}: an anonymous constructor uses the "
+            "angle brackets `⟨ ⟩` (typed `\\<` and `\\>`), not `<` and `>`, which are "
+            "less-than and greater-than.",
+        )
     if token == ",":
         return one(
             line,

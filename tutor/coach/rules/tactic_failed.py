@@ -117,6 +117,18 @@ def _positivity(d: Diagnostic, ctx: Context, opening: str) -> list[Advice]:
     closer = linear.closer(target, facts, domain, ctx.mathlib)
     if opening.startswith("not a positivity goal"):
         closer = "linarith" if ctx.mathlib or domain == evidence.REAL else "omega"
+        squares = (
+            linear.square_hints(target, [t for _, t in facts if t], domain)
+            if ctx.mathlib and not follows
+            else None
+        )
+        if squares:
+            return one(
+                line,
+                f"Do use `nlinarith [{squares[0]}]` on line {line} instead of `positivity`: "
+                "positivity proves only `0 ≤ e`, `0 < e` or `e ≠ 0`, and with that square "
+                "nlinarith proves this goal.",
+            )
         fix = (
             f" Use `{closer}` instead: the goal follows from `{follows}` in one linear step."
             if follows

@@ -614,7 +614,7 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
     earlier = words[1 : words.index(parts.term.strip())]
     found = _instance_value(parts.has, parts.expected, earlier)
     if found is None:
-        return None
+        return _wrong_instances(parts, d, ctx, words, earlier)
     written, meant = found
     goal = traced_goal(ctx.statement, ctx.text, d.line)
     if goal is not None and meant not in " ".join(goal.split()):
@@ -632,6 +632,53 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
         f"`{shorten(parts.has, 20)}`{about}.",
     )
+
+
+def _wrong_instances(
+    parts: Mismatch, d: Diagnostic, ctx: Context, words: list[str], earlier: list[str]
+) -> Advice | None:
+    """`hf a b h` with `h : f (g a) = f (g b)` where `f a = f b` is taken: two earlier
+    arguments read as other values (`g a`, `g b`) make the expected type exactly what the
+    argument proves; instantiate at those."""
+    has, expected = lemmas.oriented(parts.has), lemmas.oriented(parts.expected)
+    names = [w for w in dict.fromkeys(earlier) if re.fullmatch(r"[\w'₀-₉]+", w)]
+    for first, second in ((a, b) for i, a in enumerate(names) for b in names[i + 1 :]):
+        pattern, groups = "", {first: "v0", second: "v1"}
+        seen: set[str] = set()
+        for piece in re.split(
+            rf"(?<![\w.'])({re.escape(first)}|{re.escape(second)})(?![\w'])", expected
+        ):
+            if piece in groups:
+                group = groups[piece]
+                pattern += f"(?P={group})" if group in seen else f"(?P<{group}>.+?)"
+                seen.add(group)
+            else:
+                pattern += re.escape(piece)
+        if seen != {"v0", "v1"}:
+            continue
+        match = re.fullmatch(pattern, has)
+        if match is None:
+            continue
+        meant = {first: match.group("v0").strip(), second: match.group("v1").strip()}
+        if meant[first] == first and meant[second] == second:
+            continue
+        if any(v.count("(") != v.count(")") for v in meant.values()):
+            continue
+        fixed = [
+            (meant[w] if _TOKEN.fullmatch(meant[w]) else f"({meant[w]})") if w in meant and i else w
+            for i, w in enumerate(words)
+        ]
+        step = " ".join(fixed)
+        source = ctx.text.line(d.line)
+        if parts.application in source:
+            step = source.replace(parts.application, step).strip().lstrip("·").strip()
+        return Advice(
+            d.line,
+            f"Do write `{shorten(step, 48)}` on line {d.line}: instantiate `{words[0]}` at "
+            f"`{meant[first]}` and `{meant[second]}`, since `{parts.term.strip()}` proves "
+            f"`{shorten(parts.has, 24)}`.",
+        )
+    return None
 
 
 def _instance_value(has: str, expected: str, earlier: list[str]) -> tuple[str, str] | None:
