@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tutor.coach import fixes
+from tutor.coach.evidence import show
 from tutor.coach.goals import shorten
 from tutor.coach.rules import Advice, Context, advice_for
+from tutor.coach.rules.base import refuted_statement
 from tutor.coach.source import AttemptText
 from tutor.coach.types import MAX_SUGGESTIONS, AdviceRequest, BaseCoach, Feedback, Suggestion
 from tutor.coach.validation import MIN_WORDS, kind_of, text_problem, trim_to_words
@@ -64,6 +66,9 @@ class CompilerCoach(BaseCoach):
                 advice = _with_false_statement(_with_explanations(advice, diagnostic), ctx)
                 primaries.append(advice[0])
                 secondaries.extend(advice[1:])
+        false = _false_statement(ctx, chosen[0].line, primaries)
+        if false is not None:
+            primaries.insert(0, false)
         ordered = _dedupe(primaries)[:MAX_SUGGESTIONS]
         if len(ordered) == 1:
             ordered = _dedupe(ordered + secondaries)[:2]
@@ -192,6 +197,27 @@ def _advice_or_hint(d: Diagnostic, ctx: Context) -> list[Advice]:
                 "that line, then choose the step that fits the goal's shape.",
             )
         ]
+
+
+def _false_statement(ctx: Context, line: int, advice: list[Advice]) -> Advice | None:
+    """The theorem's statement is false (rules/base.py `refuted_statement` found a point where
+    its hypotheses hold and its conclusion does not): that is the mistake, whatever Lean
+    reported, unless the advice already shows a claim false."""
+    if any(a.refutes for a in advice):
+        return None
+    found = refuted_statement(ctx)
+    if found is None:
+        return None
+    conclusion, point = found
+    at, _ = ctx.text.declaration_span(line)
+    values = ", ".join(f"`{n} = {show(v)}`" for n, v in point.items())
+    return Advice(
+        at,
+        f"Don't try to prove `{shorten(conclusion, 24)}` as stated on line {at}: it is false. "
+        f"At {values} every hypothesis holds but the conclusion fails, so no proof exists; "
+        "change a hypothesis or the conclusion.",
+        refutes=True,
+    )
 
 
 # A whole-goal closer: when it is the proof's first step, the goal it fails on is the statement.

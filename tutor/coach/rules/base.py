@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
 
 from tutor.coach import evidence, fixes
 from tutor.coach.context import contradiction, facts_in_scope, traced_goal
@@ -16,7 +18,7 @@ from tutor.coach.goals import (
     shorten,
     split_target,
 )
-from tutor.coach.source import AttemptText, proof_conclusion
+from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
 from tutor.lean.types import Diagnostic
 
 
@@ -377,4 +379,38 @@ def bullet_part(ctx: Context, line: int) -> str | None:
             Shape.IFF: (f"{split.left} → {split.right}", f"{split.right} → {split.left}"),
         }.get(split.shape)
         return parts[bullets - 1] if parts else None
+    return None
+
+
+# ---------------------------------------------------------------------- false statements
+
+_GRID = (Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(1, 2), Fraction(3))
+
+
+def refuted_statement(ctx: Context) -> tuple[str, dict[str, Fraction]] | None:
+    """(conclusion, point) when the theorem's own statement is false: at `point` every
+    hypothesis of the signature holds and the conclusion does not, all evaluated exactly as
+    Lean computes in their type (tutor/coach/evidence.py). Up to three number variables and
+    only hypotheses that evaluate; anything unread means no claim."""
+    conclusion = proof_conclusion(ctx.statement)
+    if not conclusion:
+        return None
+    binders = statement_hypotheses(ctx.statement)
+    variables = [n for n, t in binders if evidence.domain_of_type(t) is not None]
+    facts = [t for n, t in binders if evidence.domain_of_type(t) is None]
+    if not 1 <= len(variables) <= 3 or any(t in ("Prop", "Type") for _, t in binders):
+        return None
+    domains = {evidence.domain_of_type(t) for n, t in binders if n in variables}
+    if len(domains) != 1:
+        return None
+    domain = domains.pop() or evidence.NAT
+    values = [v for v in _GRID if domain == evidence.REAL or v.denominator == 1]
+    if domain == evidence.NAT:
+        values = [v for v in values if v >= 0]
+    for combo in product(values, repeat=len(variables)):
+        point = dict(zip(variables, combo, strict=True))
+        if evidence.holds(conclusion, domain, point) is not False:
+            continue
+        if all(evidence.holds(f, domain, point) is True for f in facts):
+            return conclusion, point
     return None

@@ -134,7 +134,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     whole = _whole_step_by_arithmetic(d, ctx) or _whole_step_from_facts(parts, d, ctx)
     if whole:
         return [whole]
-    stated = _lemma_stating(parts, d, ctx) or _witness_too_small(parts, d, ctx)
+    stated = (
+        _lemma_stating(parts, d, ctx)
+        or _witness_too_small(parts, d, ctx)
+        or _bounded_from_unbounded(parts, d)
+    )
     if stated:
         return [stated]
     # Unsure: name no tactic (a wrong concrete fix is worse than none).
@@ -143,6 +147,32 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do compare the two types on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
+    )
+
+
+_BOUNDED = re.compile(r"^∀\s*([\w'₀-₉]+)\s*∈\s*([^,]+),\s*(.+)$")
+_UNBOUNDED = re.compile(r"^∀\s*\(?([\w'₀-₉]+)(?:\s*:\s*[^,)]+)?\)?\s*,\s*(.+)$")
+
+
+def _bounded_from_unbounded(parts: Mismatch, d: Diagnostic) -> Advice | None:
+    """`exact hf` with `hf : ∀ i, 0 ≤ f i` where `∀ i ∈ s, 0 ≤ f i` is taken: the bounded ∀
+    also takes the membership proof, which `hf` has no use for: `fun i _ => hf i`."""
+    bounded = _BOUNDED.match(" ".join(strip_sort(parts.expected).split()))
+    unbounded = _UNBOUNDED.match(" ".join(strip_sort(parts.has).split()))
+    term = parts.term.strip()
+    if bounded is None or unbounded is None or not re.fullmatch(r"[\w'₀-₉.]+", term):
+        return None
+    var, _, body = bounded.groups()
+    other, other_body = unbounded.groups()
+    renamed = re.sub(rf"(?<![\w.']){re.escape(other)}(?![\w'])", var, other_body)
+    if " ".join(renamed.split()) != " ".join(body.split()):
+        return None
+    fixed = f"fun {var} _ => {term} {var}"
+    return Advice(
+        d.line,
+        f"Do write `exact {fixed}` on line {d.line}: the needed `∀ {var} ∈ …` also passes a "
+        f"proof that `{var}` is in the set, which `{term}` does not take, so take it and "
+        "leave it unused.",
     )
 
 
@@ -670,8 +700,9 @@ def _wrong_instances(
         ]
         step = " ".join(fixed)
         source = ctx.text.line(d.line)
-        if parts.application in source:
-            step = source.replace(parts.application, step).strip().lstrip("·").strip()
+        application = parts.application or ""
+        if application and application in source:
+            step = source.replace(application, step).strip().lstrip("·").strip()
         return Advice(
             d.line,
             f"Do write `{shorten(step, 48)}` on line {d.line}: instantiate `{words[0]}` at "
