@@ -295,6 +295,8 @@ def result_relation_swap(
     if has == want or swapped != want:
         return []
     wanted_op = "<" if "<" in want else "≤"
+    if "(" in p.term:
+        return []  # a compound argument (`le_refl 0`) may be a proof of the other relation
     # Lean may print the arguments as `?a`: the student's line says which facts they are.
     used = set(re.findall(r"(?<![\w.'])([\w'₀-₉]+)", p.term + " " + source))
     for name, typ in facts:

@@ -11,7 +11,7 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 
 from __future__ import annotations
 
-from tests.tutor.coach.helpers import app_mismatch, rewrite_failed
+from tests.tutor.coach.helpers import app_mismatch, mismatch, rewrite_failed
 from tests.tutor.coach.test_general_rules import advise, linarith_failed
 from tests.tutor.coach.test_round_five import coach, lean
 
@@ -297,3 +297,244 @@ def test_a_false_have_is_not_blamed_on_the_statement() -> None:
     message = "Tactic `decide` proved that the proposition\n  17 % 5 = 3\nis false"
     feedback = advise(attempt, lean(2, 28, message))
     assert all(s.line != 1 for s in feedback.suggestions)
+
+
+# ------------------------------------------------------------ sets I and J's kinds, own examples
+
+
+def unsolved(context: str, case: str = "") -> str:
+    tag = f"case {case}\n" if case else ""
+    return f"unsolved goals\n{tag}{context}"
+
+
+def test_the_goal_left_after_constructor_is_called_the_second_goal() -> None:
+    attempt = "theorem t (k : Nat) (h : 3 ≤ k) : 0 < k ∧ 1 < k := by\n  constructor\n  · omega"
+    text = coach(attempt, lean(1, 46, unsolved("k : Nat\nh : 3 ≤ k\n⊢ 1 < k", "right")))
+    assert "the second goal (case `right`)" in text
+
+
+def test_of_two_implications_the_one_whose_premise_is_in_scope_is_used() -> None:
+    attempt = (
+        "theorem t (a b c : Prop) (h : a ∨ b) (hac : a → c) (hbc : b → c) : c := by\n"
+        "  rcases h with ha | hb\n  exact hac ha"
+    )
+    context = "a b c : Prop\nhac : a → c\nhbc : b → c\nhb : b\n⊢ c"
+    text = coach(attempt, lean(1, 74, unsolved(context, "inr")))
+    assert "exact hbc hb" in text and "apply hac" not in text
+
+
+def test_linarith_is_given_the_instance_of_a_forall_hypothesis() -> None:
+    attempt = "theorem t (g : ℝ → ℝ) (hg : ∀ y, g y ≤ y + 1) : g 4 ≤ 5 := by\n  linarith"
+    message = linarith_failed("g : ℝ → ℝ\nhg : ∀ (y : ℝ), g y ≤ y + 1\na✝ : g 4 > 5")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "linarith [hg 4]" in text
+
+
+def test_linarith_is_given_an_implication_applied_to_its_premise() -> None:
+    attempt = "theorem t (u v : ℝ) (h : 1 ≤ u → u ≤ v) (hu : 1 ≤ u) : u ≤ v + 2 := by\n  linarith"
+    message = linarith_failed("u v : ℝ\nh : 1 ≤ u → u ≤ v\nhu : 1 ≤ u\na✝ : u > v + 2")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "linarith [h hu]" in text
+
+
+def test_a_cast_of_a_hypothesis_is_exact_mod_cast() -> None:
+    attempt = "theorem t (m : ℕ) (hm : 2 ≤ m) : (2 : ℝ) ≤ m := by\n  linarith"
+    message = linarith_failed("m : ℕ\nhm : 2 ≤ m\na✝ : ↑m < 2")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "exact_mod_cast hm" in text
+
+
+def test_a_strict_fact_where_a_nonzero_one_is_taken_is_projected() -> None:
+    attempt = "theorem t (y : ℝ) (hy : 0 < y) : y / y = 1 := by\n  exact div_self hy"
+    message = app_mismatch("hy", "0 < y", "y ≠ 0", "div_self hy")
+    text = coach(attempt, lean(2, 17, message), mathlib=True)
+    assert "exact div_self hy.ne'" in text
+
+
+def test_a_needed_fact_a_library_lemma_states_from_the_facts_is_named() -> None:
+    attempt = "theorem t (z : ℝ) (hz : 0 < z) : 0 < Real.sqrt z := by\n  exact Real.sqrt_nonneg z"
+    message = mismatch("Real.sqrt_nonneg z", "0 ≤ √z", "0 < √z")
+    text = coach(attempt, lean(2, 8, message), mathlib=True)
+    assert "exact Real.sqrt_pos.mpr hz" in text
+
+
+def test_an_even_power_of_a_nonzero_number_is_positivity() -> None:
+    attempt = "theorem t (w : ℝ) (hw : w ≠ 0) : 0 < w ^ 2 := by\n  exact sq_nonneg w"
+    message = mismatch("sq_nonneg w", "0 ≤ w ^ 2", "0 < w ^ 2")
+    text = coach(attempt, lean(2, 8, message), mathlib=True)
+    assert "`positivity`" in text and "`hw`" in text
+
+
+def test_a_rewrite_at_a_hypothesis_meant_for_the_goal_drops_at() -> None:
+    attempt = "theorem t (k : ℕ) (h : k % 2 = 1) : Odd k := by\n  rw [Nat.odd_iff] at h\n  exact h"
+    message = rewrite_failed("Odd ?n", "k % 2 = 1", "k : ℕ\nh : k % 2 = 1").replace(
+        "⊢ k % 2 = 1", "⊢ Odd k"
+    )
+    text = coach(attempt, lean(2, 6, message), mathlib=True)
+    assert "rw [Nat.odd_iff]`" in text and "without `at h`" in text
+
+
+def test_a_rewrite_through_a_composition_unfolds_it_first() -> None:
+    attempt = (
+        "theorem t (f g : ℕ → ℕ) (hf : ∀ x, f x = 3 * x) : (f ∘ g) 2 = 3 * g 2 := by\n  rw [hf]"
+    )
+    message = rewrite_failed(
+        "f ?x", "(f ∘ g) 2 = 3 * g 2", "f g : ℕ → ℕ\nhf : ∀ (x : ℕ), f x = 3 * x"
+    )
+    text = coach(attempt, lean(2, 6, message), mathlib=True)
+    assert "rw [Function.comp_apply, hf]" in text
+
+
+def test_a_field_pattern_hidden_inside_a_compound_is_simp_with_the_hypothesis() -> None:
+    attempt = (
+        "theorem t (as bs : List Nat) (h : bs.length = 2) : (as ++ bs).length = as.length + 2 "
+        ":= by\n  rw [h]"
+    )
+    message = rewrite_failed(
+        "bs.length", "(as ++ bs).length = as.length + 2", "as bs : List Nat\nh : bs.length = 2"
+    )
+    text = coach(attempt, lean(2, 6, message))
+    assert "simp [h]" in text
+
+
+def test_an_unknown_argument_name_is_the_fact_the_function_takes() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (hab : a → b) : b := by\n  exact hab h"
+    text = coach(attempt, lean(2, 12, "Unknown identifier `h`"))
+    assert "`hab ha`" in text
+
+
+def test_a_lemma_name_with_a_made_up_ending_is_the_library_lemma() -> None:
+    attempt = (
+        "theorem t (r : ℝ) : 0 ≤ r ^ 2 + 1 := by\n  exact add_nonneg (sq_nonneg_real r) zero_le_one"
+    )
+    text = coach(attempt, lean(2, 20, "Unknown identifier `sq_nonneg_real`"), mathlib=True)
+    assert "(sq_nonneg r)" in text
+
+
+def test_apply_of_the_wrong_hypothesis_names_the_one_that_is_the_goal() -> None:
+    attempt = "theorem t (a b : Nat) (h1 : b ≤ a) (h2 : a ≤ b + 3) : b ≤ a := by\n  apply h2"
+    message = (
+        "Tactic `apply` failed: could not unify the type of `h2`\n  a ≤ b + 3\nwith the goal\n"
+        "  b ≤ a\n\na b : Nat\nh1 : b ≤ a\nh2 : a ≤ b + 3\n⊢ b ≤ a"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "apply h1" in text
+
+
+def test_apply_on_false_uses_the_negation_in_scope() -> None:
+    attempt = "theorem t (a b : Prop) (hab : a → b) (hnb : ¬b) : ¬a := by\n  intro ha\n  apply hab"
+    message = (
+        "Tactic `apply` failed: could not unify the conclusion of `hab`\n  b\nwith the goal\n"
+        "  False\n\nNote: The full type of `hab` is\n  a → b\n\na b : Prop\nhab : a → b\n"
+        "hnb : ¬b\nha : a\n⊢ False"
+    )
+    text = coach(attempt, lean(3, 2, message))
+    assert "hnb" in text and "hab ha" in text
+
+
+def test_intro_on_an_exists_past_a_bound_gives_the_witness() -> None:
+    attempt = "theorem t (k : Nat) : ∃ j, k + 3 < j := by\n  intro j"
+    message = (
+        "Tactic `introN` failed: There are no additional binders or `let` bindings in the goal "
+        "to introduce\n\nk : Nat\n⊢ ∃ j, k + 3 < j"
+    )
+    text = coach(attempt, lean(2, 8, message))
+    assert "exists k + 4" in text
+
+
+def test_parity_of_an_odd_fact_is_nat_odd_iff_only_for_natural_numbers() -> None:
+    attempt = "theorem t (m : ℕ) (hm : Odd m) : m % 2 = 1 := by\n  exact hm"
+    text = coach(attempt, lean(2, 8, mismatch("hm", "Odd m", "m % 2 = 1")), mathlib=True)
+    assert "Nat.odd_iff.mp hm" in text
+    integer = "theorem t (m : ℤ) (hm : Odd m) : m % 2 = 1 := by\n  exact hm"
+    text = coach(integer, lean(2, 8, mismatch("hm", "Odd m", "m % 2 = 1")), mathlib=True)
+    assert "Nat.odd_iff" not in text
+
+
+def test_decide_on_a_false_parity_claim_says_which_it_is() -> None:
+    attempt = "theorem t : Even (5 + 8) := by\n  decide"
+    message = "Tactic `decide` proved that the proposition\n  Even (5 + 8)\nis false"
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "13, which is odd, not even" in text
+
+
+def test_rfl_on_a_false_list_claim_computes_it() -> None:
+    attempt = "theorem t : [3, 4, 5].reverse = [3, 4, 5] := by\n  rfl"
+    message = (
+        "Tactic `rfl` failed: The left-hand side\n  [3, 4, 5].reverse\nis not definitionally "
+        "equal to the right-hand side\n  [3, 4, 5]\n\n⊢ [3, 4, 5].reverse = [3, 4, 5]"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "[5, 4, 3]" in text and "is false" in text
+
+
+def test_constructor_on_an_or_is_explained() -> None:
+    attempt = "theorem t (a b : Prop) (hb : b) : a ∨ b := by\n  constructor\n  exact hb"
+    text = coach(attempt, lean(3, 8, mismatch("hb", "b", "a")))
+    assert "`right`" in text and "`constructor` on an ∨ always picks its first" in text
+
+
+def test_an_invented_lemma_on_a_goal_omega_proves_is_omega() -> None:
+    attempt = "theorem t (a b : Nat) : a + b + 1 = 1 + b + a := by\n  rw [Nat.add_swap_three]"
+    text = coach(attempt, lean(2, 6, "Unknown constant `Nat.add_swap_three`"))
+    assert "`omega`" in text
+
+
+def test_a_forall_used_at_two_wrong_points_gets_both() -> None:
+    attempt = (
+        "theorem t (f g : Nat → Nat) (hf : ∀ a b, f a = f b → a = b) (x y : Nat) "
+        "(h : f (g x) = f (g y)) : g x = g y := by\n  exact hf x y h"
+    )
+    message = app_mismatch("h", "f (g x) = f (g y)", "f x = f y", "hf x y h")
+    text = coach(attempt, lean(2, 13, message))
+    assert "hf (g x) (g y) h" in text
+
+
+def test_ascii_angle_brackets_are_the_anonymous_constructor() -> None:
+    attempt = "theorem t : ∃ k : Nat, k + 1 = 5 := by\n  exact <4, rfl>"
+    text = coach(attempt, lean(2, 8, "unexpected token '<'; expected term"))
+    assert "exact ⟨4, rfl⟩" in text
+
+
+def test_positivity_on_a_goal_one_square_proves_is_nlinarith() -> None:
+    attempt = "theorem t (s : ℝ) : 2 * s ≤ s ^ 2 + 1 := by\n  positivity"
+    text = coach(attempt, lean(2, 2, "not a positivity goal"), mathlib=True)
+    assert "nlinarith [sq_nonneg (s - 1)]" in text
+
+
+def test_a_false_statement_is_said_first_with_its_point() -> None:
+    attempt = (
+        "theorem t (a b : ℝ) (ha : 0 ≤ a) (hb : 1 ≤ b) : 0 < a * b := by\n  exact mul_pos ha hb"
+    )
+    message = app_mismatch("ha", "0 ≤ a", "0 < a", "mul_pos ha")
+    feedback = advise(attempt, lean(2, 16, message), mathlib=True)
+    first = feedback.suggestions[0]
+    assert first.line == 1 and "`a = 0`" in first.text and "conclusion fails" in first.text
+
+
+def test_a_true_statement_is_never_called_false() -> None:
+    attempt = (
+        "theorem t (a b : ℝ) (ha : 0 < a) (hb : 0 ≤ b) : 0 ≤ a * b := by\n  exact mul_pos ha hb"
+    )
+    message = app_mismatch("hb", "0 ≤ b", "0 < b", "mul_pos ha hb")
+    text = coach(attempt, lean(2, 19, message), mathlib=True)
+    assert "it is false" not in text
+
+
+def test_a_bounded_forall_is_built_from_an_unbounded_one() -> None:
+    attempt = (
+        "theorem t (n : ℕ) (g : ℕ → ℝ) (hg : ∀ j, 0 ≤ g j) : 0 ≤ ∑ j ∈ Finset.range n, g j "
+        ":= by\n  apply Finset.sum_nonneg\n  exact hg"
+    )
+    message = mismatch("hg", "∀ (j : ℕ), 0 ≤ g j", "∀ j ∈ Finset.range n, 0 ≤ g j")
+    text = coach(attempt, lean(3, 8, message), mathlib=True)
+    assert "exact fun j _ => hg j" in text
+
+
+def test_a_family_member_is_not_offered_when_an_argument_is_a_compound_proof() -> None:
+    """`pow_nonneg (le_refl 0) 4`: `pow_pos` would need a strict proof where `le_refl 0` is
+    weak; with no way to check the argument, no member is named."""
+    attempt = "theorem t (w : ℝ) (hw : 0 < w) : 0 < w ^ 4 := by\n  exact pow_nonneg (le_refl 0) 4"
+    message = mismatch("pow_nonneg (le_refl 0) 4", "0 ≤ w ^ 4", "0 < w ^ 4")
+    text = coach(attempt, lean(2, 8, message), mathlib=True)
+    assert "pow_pos (le_refl 0)" not in text

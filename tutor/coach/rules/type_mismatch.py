@@ -12,6 +12,7 @@ from tutor.coach.goals import (
     Split,
     shorten,
     split_target,
+    strip_parens,
 )
 from tutor.coach.rules.base import (
     Advice,
@@ -689,7 +690,10 @@ def _wrong_instances(
         match = re.fullmatch(pattern, has)
         if match is None:
             continue
-        meant = {first: match.group("v0").strip(), second: match.group("v1").strip()}
+        meant = {
+            first: strip_parens(match.group("v0").strip()),
+            second: strip_parens(match.group("v1").strip()),
+        }
         if meant[first] == first and meant[second] == second:
             continue
         if any(v.count("(") != v.count(")") for v in meant.values()):
