@@ -50,6 +50,9 @@ The parts and their provenance:
   the same way (bench/data/coach_fresh7.README.md); first measured blind at 48/60 right, 0
   wrong, 12 "I don't know"; tuning data since (in-sample). Printed as its own part and by
   library.
+- fresh8, fresh9: sets I (40 core / 20 Mathlib) and J (20 core / 40 Mathlib), the same way
+  (bench/data/coach_fresh8.README.md, coach_fresh9.README.md); first measured blind at 48/60
+  and 37/60 right, 0 wrong; tuning data since (in-sample).
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -305,6 +308,21 @@ FRESH7_PROVENANCE = (
     "tuning data since (in-sample)"
 )
 
+# Set I: written blind the same way (40 core, 20 Mathlib), measured once unseen, then opened
+# as tuning data (bench/data/coach_fresh8.README.md); its later figures are in-sample.
+FRESH8 = ROOT / "bench/data/coach_fresh8.jsonl"
+FRESH8_PROVENANCE = (
+    "round 16: first measured blind at 48/60 right, 0 wrong, 12 I don't know; "
+    "tuning data since (in-sample)"
+)
+# Set J: written blind the same way (20 core, 40 Mathlib), measured once unseen, then opened
+# as tuning data (bench/data/coach_fresh9.README.md); its later figures are in-sample.
+FRESH9 = ROOT / "bench/data/coach_fresh9.jsonl"
+FRESH9_PROVENANCE = (
+    "round 17: first measured blind at 37/60 right, 0 wrong, 23 I don't know; "
+    "tuning data since (in-sample)"
+)
+
 
 @dataclass(frozen=True)
 class BlindSet:
@@ -325,6 +343,8 @@ BLIND_SETS = (
     BlindSet(FRESH5, "fresh5", "set F", FRESH5_PROVENANCE),
     BlindSet(FRESH6, "fresh6", "set G", FRESH6_PROVENANCE),
     BlindSet(FRESH7, "fresh7", "set H", FRESH7_PROVENANCE),
+    BlindSet(FRESH8, "fresh8", "set I", FRESH8_PROVENANCE),
+    BlindSet(FRESH9, "fresh9", "set J", FRESH9_PROVENANCE),
 )
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).

@@ -21,10 +21,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_coach import coach_for, judge, to_diagnostic  # noqa: E402
 
-SETS = ["coach_advice.jsonl", *(f"coach_fresh{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7))]
+SETS = ["coach_advice.jsonl", *(f"coach_fresh{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9))]
 # Where a rewrite changes what a label names, not what the advice should say: the label spells
 # a name the coach makes up itself (`fun h => ⟨h, h⟩`), which a renamed case relabels.
-LABEL_NAMES_A_FRESH_BINDER = {("capital hypothesis names", "f3-iff-one-direction")}
+LABEL_NAMES_A_FRESH_BINDER = {
+    ("capital hypothesis names", "f3-iff-one-direction"),
+    ("capital hypothesis names", "f8-sorry-second-direction"),
+}
 # Set E's writer put this message's column inside the theorem's name (no Lean was run), which
 # the `example` rewrite removes.
 POSITION_INSIDE_THE_NAME = {"f4-pair-field-name"}
