@@ -538,3 +538,9 @@ def test_a_family_member_is_not_offered_when_an_argument_is_a_compound_proof() -
     message = mismatch("pow_nonneg (le_refl 0) 4", "0 ≤ w ^ 4", "0 < w ^ 4")
     text = coach(attempt, lean(2, 8, message), mathlib=True)
     assert "pow_pos (le_refl 0)" not in text
+
+
+def test_a_witness_for_divisibility_is_judged_with_the_values_hypotheses_pin() -> None:
+    attempt = "theorem t (k : ℤ) (h : k = 5) : 10 ∣ 4 * k := by\n  use 3\n  rw [h]\n  norm_num"
+    text = coach(attempt, lean(1, 40, unsolved("k : ℤ\nh : k = 5\n⊢ False", "h")), mathlib=True)
+    assert "use 2" in text

@@ -143,10 +143,36 @@ class WitnessStep:
     written: str = ""  # the student's step as written (`exact ⟨6, by decide⟩`)
 
 
+_DIVIDES = re.compile(r"^(.+?)\s*∣\s*(.+)$")
+
+
+def _as_exists(conclusion: str) -> str:
+    """`a ∣ b` is `∃ c, b = a * c` (`Dvd.dvd` on ℕ and ℤ), so `use c` chooses `c`."""
+    found = _DIVIDES.match(conclusion.strip())
+    if found is None or "∃" in conclusion:
+        return conclusion
+    a, b = found.group(1).strip(), found.group(2).strip()
+    return f"∃ c, {b} = {a} * c"
+
+
+def _with_known_values(ctx: Context, conclusion: str) -> str:
+    """The conclusion with each variable a hypothesis pins to a numeral (`h : n = 4`) replaced
+    by it, so a witness can be judged by evaluation."""
+    for _, typ in statement_hypotheses(ctx.statement):
+        pinned = re.fullmatch(r"([A-Za-z_][\w'₀-₉]*)\s*=\s*(-?\d+)", typ.strip())
+        if pinned:
+            value = pinned.group(2)
+            value = f"({value})" if value.startswith("-") else value
+            conclusion = re.sub(
+                rf"(?<![\w.']){re.escape(pinned.group(1))}(?![\w'])", value, conclusion
+            )
+    return conclusion
+
+
 def witness_step(ctx: Context, before: int) -> WitnessStep | None:
     """The `exists v` / `use v` / `refine ⟨v, ?_⟩` / `exact ⟨v, ...⟩` for the statement's ∃ on
     a line before `before` (or on it), when the statement's conclusion is an ∃."""
-    conclusion = proof_conclusion(ctx.statement) or ""
+    conclusion = _as_exists(_with_known_values(ctx, proof_conclusion(ctx.statement) or ""))
     if not conclusion.startswith("∃"):
         return None
     domain = evidence.domain_of_text(ctx.statement)
