@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, lemmas, linear
+from tutor.coach.linear import constraints_of
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import (
@@ -244,13 +245,18 @@ def arithmetic_step(goal: Goal, shape: Shape, mathlib: bool) -> str:
             )
         numbers = evidence.INT if _is_int(goal) else evidence.NAT
         follows = _follows_linearly(goal, numbers)
-        if follows is False or (follows is None and not _omega_language(goal.target)):
+        if follows is False:
             return (
                 "find the fact it needs first: no linear combination of your hypotheses gives "
                 "it, so omega would fail as the goal stands"
-                if follows is False
-                else "work from what its terms mean (their definitions or a library lemma about "
-                "them): omega reads only `+`, `-`, `*` by numerals, `/` and `%` on ℕ and ℤ"
+            )
+        goal_read = constraints_of(goal.target, numbers) is not None
+        if follows is None and (goal_read or not _omega_language(goal.target)):
+            # The goal is read but not proved from the facts read, and omega reads nothing else
+            # (`Injective f` is not arithmetic): say what to work from, name no tactic.
+            return (
+                "work from what the hypotheses mean (their definitions or a library lemma): "
+                "omega reads only linear arithmetic on ℕ and ℤ, not them"
             )
         return f"close it with `omega`{using}, which proves linear facts over ℕ and ℤ"
     if shape is Shape.EQ:
