@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, lemmas, linear
-from tutor.coach.linear import constraints_of
 from tutor.coach.algebra import ac_step
 from tutor.coach.context import contradiction, proofs_of
 from tutor.coach.goals import (
@@ -23,6 +22,7 @@ from tutor.coach.goals import (
     split_target,
     strip_parens,
 )
+from tutor.coach.linear import constraints_of
 from tutor.coach.rewriting import closes_by_computation, closes_by_rfl, rewrites
 
 
