@@ -157,6 +157,12 @@ def _step(code: str, goal: str | None, facts: list[Fact]) -> str | None:
         return "False"
     if code == "exfalso" and goal is not None:
         return "False"
+    if code in ("left", "right") and goal is not None:
+        # `left` / `right` on an ∨ keep the side they name.
+        split = split_target(goal)
+        if split.shape is Shape.OR:
+            return (split.left if code == "left" else split.right).strip()
+        return None
     special = re.match(r"^specialize\s+([\w'₀-₉]+)\s+(.+)$", code)
     if special:
         # `specialize h 2` replaces `h : ∀ n, P n` by `h : P 2` (Lean/Elab/Tactic/Specialize);

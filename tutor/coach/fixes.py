@@ -1284,7 +1284,7 @@ def _linear_omega(p: Mismatch, s: Scene) -> list[Advice]:
     domain = (
         evidence.INT if evidence.domain_of_text(p.expected, types) == evidence.INT else evidence.NAT
     )
-    facts = [t for n, t in s.facts() if t and n != "_"]
+    facts = [t for n, t in s.facts() if t and n != "_"] + [p.has]  # the term's own fact
     # Not proved from the facts read (`Odd n` is none omega reads either): no omega advice,
     # unless the claim is closed and true by evaluation (`(-3 : Int) < 0`).
     plain = re.sub(r"\((-?\d+)\s*:\s*(?:ℕ|ℤ|Nat|Int)\)", r"\1", p.expected)

@@ -92,6 +92,9 @@ LEMMAS = (
     Lemma("Nat.mul_comm", ("?n", "?m"), (), "?n * ?m = ?m * ?n", mathlib=False),
     Lemma("Nat.mul_pos", (), ("0 < ?a", "0 < ?b"), "0 < ?a * ?b", mathlib=False),
     Lemma("Nat.two_mul", ("?n",), (), "2 * ?n = ?n + ?n", mathlib=False),
+    Lemma("Nat.le_of_dvd", (), ("0 < ?n", "?m ∣ ?n"), "?m ≤ ?n", mathlib=False),
+    Lemma("Set.inter_comm", ("?a", "?b"), (), "?a ∩ ?b = ?b ∩ ?a"),
+    Lemma("Set.union_comm", ("?a", "?b"), (), "?a ∪ ?b = ?b ∪ ?a"),
     # Mathlib/Algebra/Group/Nat/Even.lean: `Nat.odd_iff : Odd n ↔ n % 2 = 1`, `Nat.even_iff`
     Lemma("Nat.odd_iff.mp", (), ("Odd ?n",), "?n % 2 = 1"),
     Lemma("Nat.odd_iff.mpr", (), ("?n % 2 = 1",), "Odd ?n"),
@@ -165,6 +168,10 @@ def instances(
             continue
         if lemma.name.startswith("Nat.") and any(
             types.get(v, "ℕ") not in ("ℕ", "Nat") for v in bound.values() if v in types
+        ):
+            continue
+        if lemma.name.startswith("Set.") and any(
+            not types.get(v, "Set").startswith("Set") for v in bound.values() if v in types
         ):
             continue
         proofs = []

@@ -224,6 +224,9 @@ def _instances_needed(original: str | None, facts: list[tuple[str, str]], domain
                 found.append((f"{name} {premise}", split.right))
         elif split.shape is Shape.FORALL:
             found.extend(_forall_instances(name, typ, original))
+        elif split.shape is Shape.AND:
+            # linarith does not look inside an ∧: its halves are `h.1` and `h.2`.
+            found += [(f"{name}.1", split.left), (f"{name}.2", split.right)]
     if not found or linear.entails(original, plain, domain):
         return []
     for size in (1, 2):

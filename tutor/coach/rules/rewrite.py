@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tutor.coach import evidence, fixes, hypotheses, lemmas, linear
+from tutor.coach import evidence, fixes, hypotheses, lemmas, linear, rewriting
 from tutor.coach.context import same
 from tutor.coach.goals import (
     Goal,
@@ -72,7 +72,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     shown = f"`{shorten(pattern, 40)}`" if pattern else "the rule's left side"
     if pattern and goals:
         other = (
-            _rewriting_the_wrong_place(line, pattern, goals[0], ctx)
+            _another_rewrite_first(line, pattern, goals[0], ctx)
+            or _rewriting_the_wrong_place(line, pattern, goals[0], ctx)
             or _through_a_composition(line, goals[0], ctx)
             or _hidden_inside(line, pattern, goals[0], ctx)
             or _lemma_states_the_goal(line, goals[0], ctx)
@@ -123,6 +124,29 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
         f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
         "the other one.",
     )
+
+
+def _another_rewrite_first(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [h2]` (`h2 : y = 3`) on `x = 6` with `h1 : x = 2 * y`: `y` appears only once `h1`
+    has replaced `x`, so rewrite with `h1` first (or use `h2` inside `h1`)."""
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    if step is None or "," in step.group(2):
+        return None
+    rule = step.group(2).strip()
+    regex = hypotheses.pattern_regex(pattern, whole=False) or re.compile(
+        rf"(?<![\w.']){re.escape(pattern.strip())}(?![\w'])"
+    )
+    if rule.startswith(("←", "<-")):
+        return None
+    facts = [(n, t) for n, t in goal.named_facts() if n != rule and "✝" not in n]
+    for found in rewriting.rewrites(facts, goal.target):
+        if regex.search(" ".join(found.target.split())):
+            return Advice(
+                line,
+                f"Do rewrite with `{found.name}` first on line {line}: `rw [{found.name}, {rule}]`. "
+                f"`{shorten(pattern, 16)}` is not in the goal until `{found.name}` brings it in.",
+            )
+    return None
 
 
 _AT_HYPOTHESIS = re.compile(r"\b(rw|rewrite)\s*\[([^\]]+)\]\s+at\s+([\w'₀-₉]+)\s*$")
@@ -375,11 +399,18 @@ def _sum_not_peeled(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice
     larger = rf"Finset\.range\s+\(\s*{re.escape(inner)}\s*\+\s*1\s*\)"
     if not re.search(larger, goal.target):
         return None
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0]) or re.search(
+        r"\b(rw|rewrite)\s*\[([^\]]+)\]", ctx.text.line(line)
+    )
+    rules = [r.strip() for r in step.group(2).split(",")] if step else []
+    rest = [r for r in rules if r != "Finset.sum_range_succ"]
+    fixed = f"rw [{', '.join(['Finset.sum_range_succ', *rest])}]" if rest else None
+    shown = f"`{fixed}`" if fixed else "`rw [Finset.sum_range_succ]` before this rewrite"
     return Advice(
         line,
-        f"Do write `rw [Finset.sum_range_succ]` before this rewrite on line {line}: the goal "
-        f"sums over `Finset.range ({inner} + 1)`, one term more than the sum in the rule; peel "
-        "off the last term first, and then the rule's sum appears in the goal.",
+        f"Do rewrite with `Finset.sum_range_succ` first on line {line}: {shown}. The goal "
+        f"sums over `Finset.range ({inner} + 1)`, one term more than the sum in the rule; "
+        "peeling off the last term makes the rule's sum appear.",
     )
 
 
