@@ -467,6 +467,37 @@ def _with_inequation(
     return []
 
 
+def nonzero_for_positive(p: Mismatch, line: int, goal: str | None, mathlib: bool) -> list[Advice]:
+    """`pow_pos hx 2` with `hx : x ≠ 0` where `0 < x` is taken: `≠ 0` never gives `0 < x` (`x`
+    may be negative); for an even power of `x` the goal holds anyway, which positivity proves
+    from `hx`."""
+    has, want = split_target(normal(p.has)), split_target(normal(p.expected))
+    if has.shape is not Shape.NE or want.shape is not Shape.LT or not mathlib:
+        return []
+    sides = {normal(has.left), normal(has.right)}
+    small, large = normal(want.left), normal(want.right)
+    if want.op == ">":
+        small, large = large, small
+    if small != "0" or sides != {"0", large}:
+        return []
+    even = goal is not None and re.search(
+        rf"(?<![\w.']){re.escape(large)}\s*\^\s*(\d*[02468])(?!\d)", goal
+    )
+    then = (
+        "; here the power is even, so use `positivity`, which proves it from that fact"
+        if even
+        else ", so prove `0 < ...` another way"
+    )
+    return [
+        (
+            line,
+            f"Do check the fact on line {line}: `{p.term.strip()}` says only "
+            f"`{shorten(normal(p.has), 12)}`, which is weaker than `{shorten(normal(p.expected), 12)}` "
+            f"(`{large}` could be negative){then}.",
+        )
+    ]
+
+
 def weaker_projection(p: Mismatch, line: int, source: str, mathlib: bool) -> list[Advice]:
     """`div_self hx` with `hx : 0 < x` where `x ≠ 0` is taken: a `<` fact gives the weaker
     facts about the same two terms, `hx.ne'` (`x ≠ 0`), `hx.ne` (`0 ≠ x`), `hx.le` (`0 ≤ x`);

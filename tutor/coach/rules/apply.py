@@ -239,6 +239,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         part = _conjunction_part(line, applied, conclusion, goal.target, facts)
         if part is not None:
             return [part]
+        swapped = _arguments_swapped(line, applied, conclusion, goal.target)
+        if swapped is not None:
+            return [swapped]
+        weaker = _conclusion_then_linarith(line, applied, conclusion, goal, facts, d.message, ctx)
+        if weaker is not None:
+            return [weaker]
         shaped = _steps_apart(line, applied, conclusion, goal.target) or (
             _extra_term(line, applied, conclusion, goal.target, d.message) if ctx.mathlib else None
         )
@@ -363,6 +369,84 @@ def _numeric_premises(full: str, value: str) -> int | None:
             return None
         count += 1
     return count
+
+
+def _split_arguments(term: str) -> list[str]:
+    """`hf (a + 1) a` as `["hf", "(a + 1)", "a"]`: top-level words, brackets kept whole."""
+    parts, depth, current = [], 0, ""
+    for char in term.strip():
+        if char == " " and depth == 0:
+            if current:
+                parts.append(current)
+            current = ""
+            continue
+        depth += (char in "(⟨[") - (char in ")⟩]")
+        current += char
+    return [*parts, current] if current else parts
+
+
+def _arguments_swapped(line: int, applied: str, conclusion: str, target: str) -> Advice | None:
+    """`apply hf (a + 1) a` whose conclusion `f (a + 1) ≤ f a` is the goal `f a ≤ f (a + 1)`
+    with two arguments exchanged: the same hypothesis with them in the other order."""
+    words = _split_arguments(applied)
+    if len(words) < 3:
+        return None
+    for i in range(1, len(words)):
+        for j in range(i + 1, len(words)):
+            a, b = words[i].strip("()"), words[j].strip("()")
+            if a == b:
+                continue
+            marked = re.sub(rf"(?<![\w.']){re.escape(words[i])}(?![\w'])", "\x00", conclusion)
+            marked = re.sub(rf"(?<![\w.']){re.escape(words[j])}(?![\w'])", words[i], marked)
+            swapped = marked.replace("\x00", words[j])
+            if swapped != conclusion and same(swapped, target):
+                fixed = list(words)
+                fixed[i], fixed[j] = words[j], words[i]
+                return Advice(
+                    line,
+                    f"Do write `apply {' '.join(fixed)}` on line {line}: with `{words[i]}` and "
+                    f"`{words[j]}` in this order the conclusion is `{shorten(conclusion, 20)}`, "
+                    f"the goal with its sides exchanged; swap the two arguments.",
+                )
+    return None
+
+
+def _conclusion_then_linarith(
+    line: int,
+    applied: str,
+    conclusion: str,
+    goal: Goal,
+    facts: list[tuple[str, str]],
+    message: str,
+    ctx: Context,
+) -> Advice | None:
+    """`apply key` (`key : x ^ 2 ≤ 4 → x ≤ 2`) on `x < 3`: the conclusion is not the goal but
+    the goal follows from it linearly; with its premises proved by facts in scope, the step
+    is `linarith [key hx]` (checked by tutor/coach/linear.py)."""
+    if not ctx.mathlib or not re.fullmatch(r"[\w'₀-₉.]+", applied):
+        return None
+    full = _FULL_TYPE.search(message)
+    typ = " ".join(full.group(1).split()) if full else dict(facts).get(applied, "")
+    proofs = []
+    while (split := split_target(typ)).shape is Shape.IMPLIES:
+        found = proofs_of(split.left, facts)
+        if not found:
+            return None
+        proofs.append(as_argument(found[0]))
+        typ = split.right
+    if not proofs or not same(typ, conclusion):
+        return None
+    domain = evidence.domain_of_text(goal.target, goal.variable_types())
+    plain = [t for n, t in facts if t and "✝" not in n]
+    if linear.entails(goal.target, [*plain, conclusion], domain) is not True:
+        return None
+    term = " ".join([applied, *proofs])
+    return Advice(
+        line,
+        f"Do write `linarith [{term}]` on line {line} instead of `apply {applied}`: its conclusion "
+        f"`{shorten(conclusion, 16)}` is not the goal `{shorten(goal.target, 16)}`, but the goal "
+        "follows from it by linear arithmetic.",
+    )
 
 
 def _conjunction_part(

@@ -381,6 +381,7 @@ def _relatives(parts: Mismatch, d: Diagnostic, ctx: Context) -> list[Advice]:
         _other_premise(parts, d.line, ctx, facts),
         families.weaker_relation(parts, d.line, types, ctx.mathlib),
         families.weaker_projection(parts, d.line, source, ctx.mathlib),
+        families.nonzero_for_positive(parts, d.line, goal, ctx.mathlib),
         families.strict_from_weak(parts, d.line, facts, ctx.mathlib, source),
         families.operation_swap(parts, d.line, ctx.mathlib),
     ):

@@ -101,6 +101,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     consumed = _taken_apart(ctx, name, line)
     if consumed is not None:
         return [consumed]
+    witness = _witness_of_an_exists(ctx, name, line)
+    if witness is not None:
+        return [witness]
     parts = _parts_never_named(ctx, name, line)
     if parts is not None:
         return [parts]
@@ -244,6 +247,28 @@ def _step_by_step(ctx: Context, name: str, line: int) -> Advice | None:
     )
 
 
+def _witness_of_an_exists(ctx: Context, name: str, line: int) -> Advice | None:
+    """`exact ⟨x, hx⟩` with `h : ∃ x, f x = 0` in scope and no `x`: the name is the ∃'s bound
+    variable, which exists only once `h` is taken apart (`obtain ⟨x, hx⟩ := h`)."""
+    if not _looks_local(name) or _bound_somewhere(ctx, name):
+        return None
+    for fact, typ in facts_in_scope(ctx.statement, ctx.text, line):
+        if "✝" in fact or not typ.startswith("∃") or name not in binder_names(typ):
+            continue
+        proof = (
+            "h" + name
+            if ("h" + name) not in dict(facts_in_scope(ctx.statement, ctx.text, line))
+            else "hw"
+        )
+        return Advice(
+            line,
+            f"Do take `{fact}` apart first: write `obtain ⟨{name}, {proof}⟩ := {fact}` before line "
+            f"{line}. `{name}` is bound inside the ∃ of `{fact}`, so it is not a name you can use "
+            "until you destructure it.",
+        )
+    return None
+
+
 def _known_lemma_with_a_suffix(ctx: Context, name: str, line: int) -> Advice | None:
     """`sq_nonneg_of x`, `mul_pos_of_pos ha hb`: a lemma name the library has, with words
     added after it (`_of`, `_of_pos`, `_real`): the library's name is the one meant."""
@@ -324,6 +349,11 @@ def _local_names(ctx: Context, line: int) -> list[tuple[str, str]]:
     known = {n for n, _ in names}
     for number in range(1, line + 1):
         code = ctx.text.line(number).split("--", 1)[0]
+        binding = re.match(
+            r"^\s*(?:·\s*)?(?:obtain|rcases|rintro|intro|cases|induction|match|fun|λ|\|)", code
+        ) or re.search(r"(?<![\w.])(fun|λ)\s*⟨", code)
+        if not binding:
+            continue  # `exact ⟨x, hx⟩` uses names, it does not make them
         for group in re.findall(r"⟨([^⟨⟩]*)⟩|\|\s*\w+((?:\s+[\w'₀-₉]+)*)\s*=>", code):
             for word in re.findall(r"[\w'₀-₉]+", " ".join(group)):
                 if word not in known and word != "_" and not word[0].isdigit():
