@@ -544,3 +544,75 @@ def test_a_witness_for_divisibility_is_judged_with_the_values_hypotheses_pin() -
     attempt = "theorem t (k : ℤ) (h : k = 5) : 10 ∣ 4 * k := by\n  use 3\n  rw [h]\n  norm_num"
     text = coach(attempt, lean(1, 40, unsolved("k : ℤ\nh : k = 5\n⊢ False", "h")), mathlib=True)
     assert "use 2" in text
+
+
+# ------------------------------------------------------------ sets K and L's kinds, own examples
+
+
+def test_left_is_traced_so_a_misspelt_hypothesis_for_that_side_is_found() -> None:
+    attempt = "theorem t (a b : Prop) (hb : b) : a ∨ b := by\n  right\n  exact h"
+    text = coach(attempt, lean(3, 8, "Unknown identifier `h`"))
+    assert "hb" in text
+
+
+def test_linarith_is_given_the_halves_of_a_conjunction() -> None:
+    attempt = "theorem t (u v : ℝ) (h : u ≤ v ∧ 0 ≤ u) : u ≤ v + 3 := by\n  linarith"
+    message = linarith_failed("u v : ℝ\nh : u ≤ v ∧ 0 ≤ u\na✝ : u > v + 3")
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "linarith [h.1]" in text
+
+
+def test_an_invented_divisibility_lemma_is_nat_le_of_dvd() -> None:
+    attempt = "theorem t (m k : Nat) (h : m ∣ k) (hk : 0 < k) : m ≤ k := by\n  exact Nat.le_of_divisor hk h"
+    text = coach(attempt, lean(2, 8, "Unknown constant `Nat.le_of_divisor`"))
+    assert "exact Nat.le_of_dvd hk h" in text
+
+
+def test_a_pattern_another_equation_brings_in_is_rewritten_in_order() -> None:
+    attempt = "theorem t (p q : ℝ) (h1 : p = q + 1) (h2 : q = 4) : p = 5 := by\n  rw [h2]"
+    message = rewrite_failed("q", "p = 5", "p q : ℝ\nh1 : p = q + 1\nh2 : q = 4")
+    text = coach(attempt, lean(2, 6, message), mathlib=True)
+    assert "rw [h1, h2]" in text
+
+
+def test_a_name_bound_inside_an_exists_is_taken_apart_first() -> None:
+    attempt = (
+        "theorem t (g : ℕ → ℕ) (h : ∃ m, g m = 1) : ∃ k, g k ≤ 1 := by\n  exact ⟨m, le_of_eq hm⟩"
+    )
+    text = coach(attempt, lean(2, 9, "Unknown identifier `m`"), mathlib=True)
+    assert "obtain ⟨m, hm⟩ := h" in text and "spelled almost the same" not in text
+
+
+def test_apply_with_two_arguments_exchanged_swaps_them() -> None:
+    attempt = (
+        "theorem t (g : ℝ → ℝ) (hg : ∀ x y, x ≤ y → g x ≤ g y) (b : ℝ) : g b ≤ g (b + 2) := by\n"
+        "  apply hg (b + 2) b"
+    )
+    message = (
+        "Tactic `apply` failed: could not unify the conclusion of `hg (b + 2) b`\n"
+        "  g (b + 2) ≤ g b\nwith the goal\n  g b ≤ g (b + 2)\n\nNote: The full type of "
+        "`hg (b + 2) b` is\n  b + 2 ≤ b → g (b + 2) ≤ g b\n\ng : ℝ → ℝ\n"
+        "hg : ∀ (x y : ℝ), x ≤ y → g x ≤ g y\nb : ℝ\n⊢ g b ≤ g (b + 2)"
+    )
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "apply hg b (b + 2)" in text
+
+
+def test_apply_whose_conclusion_gives_the_goal_linearly_is_linarith() -> None:
+    attempt = (
+        "theorem t (y : ℝ) (hy : y ^ 2 ≤ 9) (key : y ^ 2 ≤ 9 → y ≤ 3) : y < 5 := by\n  apply key"
+    )
+    message = (
+        "Tactic `apply` failed: could not unify the conclusion of `key`\n  y ≤ 3\nwith the goal"
+        "\n  y < 5\n\nNote: The full type of `key` is\n  y ^ 2 ≤ 9 → y ≤ 3\n\ny : ℝ\n"
+        "hy : y ^ 2 ≤ 9\nkey : y ^ 2 ≤ 9 → y ≤ 3\n⊢ y < 5"
+    )
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "linarith [key hy]" in text
+
+
+def test_a_nonzero_fact_where_a_positive_one_is_taken_is_explained() -> None:
+    attempt = "theorem t (r : ℝ) (hr : r ≠ 0) : 0 < r ^ 4 := by\n  exact pow_pos hr 4"
+    message = app_mismatch("hr", "r ≠ 0", "0 < r", "pow_pos hr")
+    text = coach(attempt, lean(2, 16, message), mathlib=True)
+    assert "could be negative" in text and "`positivity`" in text
