@@ -53,6 +53,8 @@ The parts and their provenance:
 - fresh8, fresh9: sets I (40 core / 20 Mathlib) and J (20 core / 40 Mathlib), the same way
   (bench/data/coach_fresh8.README.md, coach_fresh9.README.md); first measured blind at 48/60
   and 37/60 right, 0 wrong; tuning data since (in-sample).
+- fresh10, fresh11: sets K (30 core / 30 Mathlib) and L (15 core / 45 Mathlib), the same way;
+  first measured blind at 51/60 and 52/60 right, 0 wrong; tuning data since (in-sample).
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -323,6 +325,19 @@ FRESH9_PROVENANCE = (
     "tuning data since (in-sample)"
 )
 
+# Sets K and L: written blind the same way, measured once unseen, then opened as tuning data
+# (bench/data/coach_fresh10.README.md, coach_fresh11.README.md); later figures in-sample.
+FRESH10 = ROOT / "bench/data/coach_fresh10.jsonl"
+FRESH10_PROVENANCE = (
+    "round 18: first measured blind at 51/60 right, 0 wrong, 9 I don't know; "
+    "tuning data since (in-sample)"
+)
+FRESH11 = ROOT / "bench/data/coach_fresh11.jsonl"
+FRESH11_PROVENANCE = (
+    "round 19: first measured blind at 52/60 right, 0 wrong, 8 I don't know; "
+    "tuning data since (in-sample)"
+)
+
 
 @dataclass(frozen=True)
 class BlindSet:
@@ -345,6 +360,8 @@ BLIND_SETS = (
     BlindSet(FRESH7, "fresh7", "set H", FRESH7_PROVENANCE),
     BlindSet(FRESH8, "fresh8", "set I", FRESH8_PROVENANCE),
     BlindSet(FRESH9, "fresh9", "set J", FRESH9_PROVENANCE),
+    BlindSet(FRESH10, "fresh10", "set K", FRESH10_PROVENANCE),
+    BlindSet(FRESH11, "fresh11", "set L", FRESH11_PROVENANCE),
 )
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).

@@ -239,7 +239,12 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         part = _conjunction_part(line, applied, conclusion, goal.target, facts)
         if part is not None:
             return [part]
-        swapped = _arguments_swapped(line, applied, conclusion, goal.target)
+        # Older Lean does not print the applied term: the student's line has it, arguments too.
+        whole = re.match(
+            r"(?:·\s*)?apply\s+@?(.+?)\s*$", ctx.text.line(line).split("--", 1)[0].strip()
+        )
+        term = applied if " " in applied or whole is None else whole.group(1)
+        swapped = _arguments_swapped(line, term, conclusion, goal.target)
         if swapped is not None:
             return [swapped]
         weaker = _conclusion_then_linarith(line, applied, conclusion, goal, facts, d.message, ctx)
