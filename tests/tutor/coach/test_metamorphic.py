@@ -21,7 +21,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_coach import coach_for, judge, to_diagnostic  # noqa: E402
 
-SETS = ["coach_advice.jsonl", *(f"coach_fresh{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11))]
+SETS = [
+    "coach_advice.jsonl",
+    *(f"coach_fresh{n}.jsonl" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)),
+]
 # Where a rewrite changes what a label names, not what the advice should say: the label spells
 # a name the coach makes up itself (`fun h => ⟨h, h⟩`), which a renamed case relabels.
 LABEL_NAMES_A_FRESH_BINDER = {
