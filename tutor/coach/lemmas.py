@@ -94,6 +94,9 @@ LEMMAS = (
     Lemma("Nat.two_mul", ("?n",), (), "2 * ?n = ?n + ?n", mathlib=False),
     Lemma("Nat.le_of_dvd", (), ("0 < ?n", "?m ∣ ?n"), "?m ≤ ?n", mathlib=False),
     Lemma("Set.inter_comm", ("?a", "?b"), (), "?a ∩ ?b = ?b ∩ ?a"),
+    # Mathlib/Algebra/Order/AbsoluteValue: `abs_lt : |a| < b ↔ -b < a ∧ a < b`, `abs_le`
+    Lemma("abs_lt.mp", (), ("|?a| < ?b",), "-?b < ?a ∧ ?a < ?b"),
+    Lemma("abs_le.mp", (), ("|?a| ≤ ?b",), "-?b ≤ ?a ∧ ?a ≤ ?b"),
     Lemma("Set.union_comm", ("?a", "?b"), (), "?a ∪ ?b = ?b ∪ ?a"),
     # Mathlib/Algebra/Group/Nat/Even.lean: `Nat.odd_iff : Odd n ↔ n % 2 = 1`, `Nat.even_iff`
     Lemma("Nat.odd_iff.mp", (), ("Odd ?n",), "?n % 2 = 1"),
@@ -130,6 +133,19 @@ def concludes(name: str, target: str) -> bool:
     table (nothing known against it), else whether its conclusion matches."""
     statement = next((lemma for lemma in LEMMAS if lemma.name == name), None)
     return statement is None or match_pattern(statement.conclusion, oriented(target)) is not None
+
+
+def forward(name: str, fact: str) -> str | None:
+    """The statement `name fact` proves: the lemma's conclusion at the values its one premise
+    takes from `fact` (`abs_lt.mp h` with `h : |x| < 2` proves `-2 < x ∧ x < 2`)."""
+    lemma = next((x for x in LEMMAS if x.name == name), None)
+    if lemma is None or len(lemma.premises) != 1 or lemma.args:
+        return None
+    bound = match_pattern(lemma.premises[0], oriented(fact))
+    if bound is None:
+        return None
+    result = _substitute(lemma.conclusion, bound)
+    return None if "?" in result else result
 
 
 def _argument(term: str) -> str:

@@ -243,6 +243,8 @@ MATHLIB_LEMMAS = [
     "abs_sub_abs_le_abs_sub",
     "Finset.card_range",
     "Set.inter_comm",
+    "abs_lt.mp",
+    "abs_le.mp",
     "Set.union_comm",
     "Nat.odd_iff.mp",
     "Nat.odd_iff.mpr",

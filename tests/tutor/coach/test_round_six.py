@@ -616,3 +616,10 @@ def test_a_nonzero_fact_where_a_positive_one_is_taken_is_explained() -> None:
     message = app_mismatch("hr", "r ≠ 0", "0 < r", "pow_pos hr")
     text = coach(attempt, lean(2, 16, message), mathlib=True)
     assert "could be negative" in text and "`positivity`" in text
+
+
+def test_the_other_half_of_a_lemma_applied_to_a_fact_is_the_other_projection() -> None:
+    attempt = "theorem t (y : ℝ) (h : |y| < 5) : y < 5 := by\n  exact (abs_lt.mp h).1"
+    message = mismatch("(abs_lt.mp h).left", "-5 < y", "y < 5")
+    text = coach(attempt, lean(2, 8, message), mathlib=True)
+    assert "exact (abs_lt.mp h).2" in text

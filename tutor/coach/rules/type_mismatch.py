@@ -136,7 +136,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     if whole:
         return [whole]
     stated = (
-        _lemma_stating(parts, d, ctx)
+        _other_projection(parts, d, ctx)
+        or _lemma_stating(parts, d, ctx)
         or _witness_too_small(parts, d, ctx)
         or _bounded_from_unbounded(parts, d)
     )
@@ -148,6 +149,37 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do compare the two types on line {line}: `{term}` proves `{shorten(has, 40)}`, but "
         f"this position needs `{shorten(want, 40)}`. Look for a hypothesis or lemma that "
         "states exactly the needed fact; `exact?` can search for one.",
+    )
+
+
+_PROJECTED = re.compile(r"^\(?(?P<base>.+?)\)?\.(?P<side>1|2|left|right)$")
+
+
+def _other_projection(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:
+    """`(abs_lt.mp h).2` where `-2 < x` is needed: the term's ∧ (a fact in scope, or a table
+    lemma applied to one) has the needed fact as its other half: the other projection."""
+    found = _PROJECTED.match(parts.term.strip())
+    if found is None:
+        return None
+    base, side = found.group("base").strip(), found.group("side")
+    facts = dict(scene_at(d, ctx).facts())
+    typ = facts.get(base)
+    applied = re.fullmatch(r"([\w.']+)\s+([\w'₀-₉]+)", base)
+    if typ is None and applied and applied.group(2) in facts:
+        typ = lemmas.forward(applied.group(1), facts[applied.group(2)])
+    split = split_target(typ or "")
+    if split.shape is not Shape.AND:
+        return None
+    other_half, other = (split.left, ".1") if side in ("2", "right") else (split.right, ".2")
+    if not same(other_half, strip_sort(parts.expected)):
+        return None
+    fixed = f"({base}){other}" if " " in base else f"{base}{other}"
+    which = "first (left)" if other == ".1" else "second (right)"
+    return Advice(
+        d.line,
+        f"Do write `exact {fixed}` on line {d.line}: `{shorten(base, 20)}` proves "
+        f"`{shorten(split.left, 12)} ∧ {shorten(split.right, 12)}`, and the needed "
+        f"`{shorten(strip_sort(parts.expected), 12)}` is its {which} component.",
     )
 
 
