@@ -168,11 +168,22 @@ _OPERAND_IN_PARENS = re.compile(
 )
 
 
+# `(c + 1) + 1` is `c + 1 + 1`: `+` and `-` group to the left, so brackets around a sum that is
+# the left operand of another `+` or `-` say nothing.
+_LEFT_SUM_IN_PARENS = re.compile(r"(^|[(=<>≤≥≠,]\s*)\(([^()]*)\)(?=\s*[+\-]\s)")
+
+
 def _plain(text: str) -> str:
     previous = None
     text = _norm(text)
     while previous != text:
         previous, text = text, _OPERAND_IN_PARENS.sub(r"\1\2", text)
+        text = _LEFT_SUM_IN_PARENS.sub(
+            lambda m: (
+                m.group(1) + m.group(2) if re.fullmatch(r"[^*/%^]*", m.group(2)) else m.group(0)
+            ),
+            text,
+        )
     return text
 
 

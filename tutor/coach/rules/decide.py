@@ -42,8 +42,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             return [
                 Advice(
                     line,
-                    f"Do correct the claim on line {line}: `decide` evaluated "
-                    f"`{shorten(prop, 24)}` and it is false, since {value}.",
+                    f"Do correct the claim on line {line}: `decide` evaluated it and found it "
+                    f"false, since {value}.",
                     refutes=True,
                 )
             ]

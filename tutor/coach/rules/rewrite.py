@@ -39,6 +39,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     goals = parse_goals(d.goal) if d.goal else parse_goals(_after_pattern(d.message))
     written = _rule_at(ctx, d)
     if pattern and goals:
+        closing = _other_rule_closes(line, written or _written_on(ctx, line), goals[0])
+        if closing:
+            return [closing]
         own = _own_rule(line, written, pattern, goals[0], ctx)
         if own:
             return [own]
@@ -124,6 +127,32 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
         f"whose left side is in the goal `{shorten(goal.target, 24)}`; `{words[0]}` rewrites "
         "the other one.",
     )
+
+
+def _written_on(ctx: Context, line: int) -> tuple[bool, str] | None:
+    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    if step is None:
+        return None
+    rule = step.group(2).strip()
+    backwards = rule.startswith(("←", "<-"))
+    return backwards, rule.lstrip("←<-").strip()
+
+
+def _other_rule_closes(line: int, written: tuple[bool, str] | None, goal: Goal) -> Advice | None:
+    """`rw [h1]` in a calc step whose goal `b + 1 = c + 1 + 1` another hypothesis closes
+    (`h2 : b = c + 1`): the step was meant with that hypothesis."""
+    if written is None:
+        return None
+    facts = [(n, t) for n, t in goal.named_facts() if n != written[1] and "✝" not in n]
+    for found in rewriting.rewrites(facts, goal.target):
+        if rewriting.closes_by_rfl(found):
+            return Advice(
+                line,
+                f"Do write `rw [{found.name}]` on line {line} instead: `{written[1]}` does not "
+                f"match this goal, and `{found.name}` turns `{shorten(goal.target, 24)}` into "
+                "the same term on both sides.",
+            )
+    return None
 
 
 def _another_rewrite_first(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:

@@ -159,8 +159,13 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     candidates = {c for c in candidates if re.match(r"[A-Za-zα-ωℕℤ]", c)}  # never `_`
     name, suffix = _split_projection(name, candidates)
     # A one-letter name is one edit from every other letter: no typo guess can be trusted.
-    guess = _reordered_name(name, lemmas) or (
-        closest_name(name, candidates) if len(name) > 1 else None
+    # A root lemma in a core course is its namespaced version for the statement's numbers.
+    prefix = "Int" if evidence.domain_of_text(ctx.statement) == evidence.INT else "Nat"
+    namespaced = f"{prefix}.{name}" if "." not in name and f"{prefix}.{name}" in lemmas else None
+    guess = (
+        (NameGuess(namespaced, 1) if namespaced and not ctx.mathlib else None)
+        or _reordered_name(name, lemmas)
+        or (closest_name(name, candidates) if len(name) > 1 else None)
     )
     if guess is None and f"Nat.{name}" in lemmas:
         guess = NameGuess(f"Nat.{name}", 1)
