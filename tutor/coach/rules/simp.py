@@ -35,6 +35,18 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     premise = _premise_in_context(d, ctx, scene)
     if premise:
         return [premise]
+    early = goal_here(d, scene)
+    unlisted = _with_hypothesis(early, scene, tactic) if early is not None else None
+    plain = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip() in (
+        "simp",
+        "norm_num",
+    )
+    named = re.search(r"`simp \[([\w'₀-₉]+)\]`", unlisted or "")
+    later = " ".join(ctx.text.line(n) for n in range(line + 1, ctx.text.n_lines + 1))
+    if unlisted and plain and named and not _mentions(later, named.group(1)):
+        # A hypothesis rewrites the goal but simp was not given it, and no later step uses it:
+        # listing it, not removing simp, is the fix.
+        return one(line, unlisted.replace("{line}", str(line)))
     if _starts_with_simp(ctx.text.line(line)) and _later_step_in_block(ctx.text, line):
         # No progress means the goal after this line is the goal before it: the steps that
         # follow see exactly what they would without it, so removing it is the whole fix here.

@@ -33,7 +33,8 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         if step is not None:
             return one(
                 anchor,
-                f"Do replace the `sorry` on line {anchor}{more} with the inductive step, using "
+                f"Do replace the `sorry` (a placeholder) on line {anchor}{more} with the inductive "
+                "step, using "
                 f"the induction hypothesis `{step}`, which this branch names and never uses: "
                 f"try `simp [{step}]` (plain `simp` may already do, or `simp_all`), or "
                 f"`rw [{step}]` once the goal shows what `{step}` speaks about.",
