@@ -623,3 +623,59 @@ def test_the_other_half_of_a_lemma_applied_to_a_fact_is_the_other_projection() -
     message = mismatch("(abs_lt.mp h).left", "-5 < y", "y < 5")
     text = coach(attempt, lean(2, 8, message), mathlib=True)
     assert "exact (abs_lt.mp h).2" in text
+
+
+# ------------------------------------------------------------ sets M and N's kinds, own examples
+
+
+def test_a_rewrite_another_hypothesis_closes_is_named_not_the_reversed_rule() -> None:
+    attempt = (
+        "theorem t (p q r : Nat) (h1 : p = q + 2) (h2 : q = r + 2) : p = r + 4 := by\n"
+        "  calc p = q + 2 := h1\n    _ = r + 2 + 2 := by rw [h1]\n    _ = r + 4 := rfl"
+    )
+    message = rewrite_failed(
+        "p", "q + 2 = r + 2 + 2", "p q r : Nat\nh1 : p = q + 2\nh2 : q = r + 2"
+    )
+    text = coach(attempt, lean(3, 25, message))
+    assert "rw [h2]" in text and "← h1" not in text
+
+
+def test_a_decide_correction_does_not_restate_the_false_equation() -> None:
+    attempt = "theorem t : 23 / 4 + 1 = 7 := by\n  have hq : 23 / 4 = 6 := by decide\n  omega"
+    message = "Tactic `decide` proved that the proposition\n  23 / 4 = 6\nis false"
+    text = coach(attempt, lean(2, 28, message))
+    assert "`23 / 4` is 5, not 6" in text and "23 / 4 = 6" not in text
+
+
+def test_a_root_lemma_in_a_core_course_is_its_nat_version() -> None:
+    attempt = (
+        "theorem t (a b c : Nat) (h1 : a < b) (h2 : b < c) : a < c := by\n  exact lt_trans h1 h2"
+    )
+    text = coach(attempt, lean(2, 8, "Unknown identifier `lt_trans`"))
+    assert "`Nat.lt_trans`" in text and "Int." not in text
+
+
+def test_a_plain_simp_that_needs_an_unlisted_equation_is_given_it() -> None:
+    attempt = (
+        "theorem t (g : Nat → Nat) (hg : ∀ x, g x = x + 1) (k : Nat) : g (g k) = k + 2 := by\n"
+        "  simp\n  omega"
+    )
+    text = coach(attempt, lean(2, 2, "simp made no progress"))
+    assert "simp [hg]" in text
+
+
+def test_apply_of_a_converse_is_said_to_go_the_other_way() -> None:
+    attempt = "theorem t (a b : Prop) (ha : a) (h : b → a) : b := by\n  apply h"
+    message = (
+        "Tactic `apply` failed: could not unify the conclusion of `h`\n  a\nwith the goal\n  b"
+        "\n\nNote: The full type of `h` is\n  b → a\n\na b : Prop\nha : a\nh : b → a\n⊢ b"
+    )
+    text = coach(attempt, lean(2, 2, message))
+    assert "goes the other way" in text and "converse" in text
+
+
+def test_decide_on_the_false_side_of_an_or_switches_sides() -> None:
+    attempt = "theorem t : 9 < 4 ∨ 20 % 6 = 2 := by\n  left\n  decide"
+    message = "Tactic `decide` proved that the proposition\n  9 < 4\nis false"
+    text = coach(attempt, lean(3, 2, message))
+    assert "`right` on line 2" in text

@@ -244,6 +244,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             r"(?:·\s*)?apply\s+@?(.+?)\s*$", ctx.text.line(line).split("--", 1)[0].strip()
         )
         term = applied if " " in applied or whole is None else whole.group(1)
+        converse = _the_other_way(line, applied, conclusion, goal, facts)
+        if converse is not None:
+            return [converse]
         swapped = _arguments_swapped(line, term, conclusion, goal.target)
         if swapped is not None:
             return [swapped]
@@ -374,6 +377,25 @@ def _numeric_premises(full: str, value: str) -> int | None:
             return None
         count += 1
     return count
+
+
+def _the_other_way(
+    line: int, applied: str, conclusion: str, goal: Goal, facts: list[tuple[str, str]]
+) -> Advice | None:
+    """`apply h` with `h : Odd (n ^ 2) → Odd n` on `Odd (n ^ 2)`: the goal is `h`'s premise,
+    not its conclusion; `h` goes the other way and cannot prove the goal."""
+    typ = dict(facts).get(applied, "")
+    split = split_target(typ)
+    if split.shape is not Shape.IMPLIES or not same(split.left, goal.target):
+        return None
+    if not same(split.right, conclusion):
+        return None
+    return Advice(
+        line,
+        f"Don't use `{applied}` on line {line}: it goes the other way, from "
+        f"`{shorten(split.left, 16)}` to `{shorten(split.right, 16)}` (the converse of what you "
+        "need), so it cannot prove the goal; prove the goal from the facts that give it.",
+    )
 
 
 def _split_arguments(term: str) -> list[str]:

@@ -6,6 +6,7 @@ import re
 
 from tutor.coach import evidence, fixes
 from tutor.coach.advice import substitution_step
+from tutor.coach.context import traced_goal
 from tutor.coach.goals import (
     Goal,
     Hypothesis,
@@ -17,6 +18,7 @@ from tutor.coach.rules.base import (
     Advice,
     Context,
     one,
+    same_text,
     scene_at,
     wrong_witness,
 )
@@ -36,6 +38,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         witness = wrong_witness(ctx, line, prop)
         if witness:
             return [witness]
+        side = _other_side_true(ctx, line, prop)
+        if side:
+            return [side]
         stated = prop if " ".join(prop.split()) in " ".join(ctx.statement.split()) else ""
         value = true_value(prop, evidence.domain_of_text(f"{ctx.text.line(line)} {stated}"))
         if value:
@@ -167,6 +172,29 @@ def _closed_claim(line: int, claim: str, mathlib: bool) -> Advice | None:
         f"Do use `norm_num` on line {line} instead of `decide`: `{shorten(claim, 24)}` has no "
         "variables and is true, but its `Decidable` instance does not compute by unfolding; "
         "norm_num's extensions (primes, arithmetic) prove it directly.",
+    )
+
+
+def _other_side_true(ctx: Context, line: int, prop: str) -> Advice | None:
+    """`left` then `decide` on `7 < 5 ∨ 12 % 5 = 2`: the side chosen is false and the other
+    side evaluates true, so the other side was meant."""
+    previous = ctx.text.last_code_line(line - 1)
+    code = ctx.text.line(previous or 0).split("--", 1)[0].strip().lstrip("·").strip()
+    if previous is None or code not in ("left", "right"):
+        return None
+    before = traced_goal(ctx.statement, ctx.text, previous)
+    split = split_target(before or "")
+    if split.shape is not Shape.OR:
+        return None
+    chosen, other = (split.left, split.right) if code == "left" else (split.right, split.left)
+    domain = evidence.domain_of_text(ctx.statement)
+    if not same_text(chosen, prop) or evidence.holds(other, domain) is not True:
+        return None
+    fixed = "right" if code == "left" else "left"
+    return Advice(
+        previous,
+        f"Do write `{fixed}` on line {previous}: the {code} side `{shorten(chosen, 16)}` is "
+        f"false, while the other side `{shorten(other, 16)}` is true, so choose that one.",
     )
 
 
