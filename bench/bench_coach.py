@@ -55,6 +55,8 @@ The parts and their provenance:
   and 37/60 right, 0 wrong; tuning data since (in-sample).
 - fresh10, fresh11: sets K (30 core / 30 Mathlib) and L (15 core / 45 Mathlib), the same way;
   first measured blind at 51/60 and 52/60 right, 0 wrong; tuning data since (in-sample).
+- fresh12, fresh13: sets M (35 core / 25 Mathlib) and N (25 core / 35 Mathlib), the same way;
+  first measured blind at 52/60 right each (M 2 wrong, N 0 wrong); tuning data since.
 - locked: below. The measure of generalisation.
 
 The advice table's baseline is the classifier-only coach ("kind only": one fixed hint per
@@ -338,6 +340,19 @@ FRESH11_PROVENANCE = (
     "tuning data since (in-sample)"
 )
 
+# Sets M and N: written blind the same way, measured once unseen, then opened as tuning data
+# (bench/data/coach_fresh12.README.md, coach_fresh13.README.md); later figures in-sample.
+FRESH12 = ROOT / "bench/data/coach_fresh12.jsonl"
+FRESH12_PROVENANCE = (
+    "round 20: first measured blind at 52/60 right, 2 wrong, 6 I don't know; "
+    "tuning data since (in-sample)"
+)
+FRESH13 = ROOT / "bench/data/coach_fresh13.jsonl"
+FRESH13_PROVENANCE = (
+    "round 21: first measured blind at 52/60 right, 0 wrong, 8 I don't know; "
+    "tuning data since (in-sample)"
+)
+
 
 @dataclass(frozen=True)
 class BlindSet:
@@ -362,6 +377,8 @@ BLIND_SETS = (
     BlindSet(FRESH9, "fresh9", "set J", FRESH9_PROVENANCE),
     BlindSet(FRESH10, "fresh10", "set K", FRESH10_PROVENANCE),
     BlindSet(FRESH11, "fresh11", "set L", FRESH11_PROVENANCE),
+    BlindSet(FRESH12, "fresh12", "set M", FRESH12_PROVENANCE),
+    BlindSet(FRESH13, "fresh13", "set N", FRESH13_PROVENANCE),
 )
 
 # What counts as explaining a symbol a beginner cannot read (inside the suggestion).
