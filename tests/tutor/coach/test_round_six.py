@@ -679,3 +679,9 @@ def test_decide_on_the_false_side_of_an_or_switches_sides() -> None:
     message = "Tactic `decide` proved that the proposition\n  9 < 4\nis false"
     text = coach(attempt, lean(3, 2, message))
     assert "`right` on line 2" in text
+
+
+def test_a_plain_simp_on_a_goal_omega_proves_from_the_facts_is_omega_not_simp_with_them() -> None:
+    attempt = "theorem t (u v : Nat) (h : u = 3 * v) : u - v = 2 * v := by\n  simp"
+    text = coach(attempt, lean(2, 2, "simp made no progress"))
+    assert "omega" in text and "simp [h]" not in text

@@ -43,7 +43,20 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     )
     named = re.search(r"`simp \[([\w'₀-₉]+)\]`", unlisted or "")
     later = " ".join(ctx.text.line(n) for n in range(line + 1, ctx.text.n_lines + 1))
-    if unlisted and plain and named and not _mentions(later, named.group(1)):
+    linear_closer = (
+        linear.closer(
+            early.target,
+            scene.facts() + [(n, h.type) for h in early.hypotheses for n in h.names],
+            evidence.domain_of_text(
+                early.target, {**scene.variable_types(), **early.variable_types()}
+            ),
+            ctx.mathlib,
+        )
+        if early is not None
+        else None
+    )
+    # When the goal follows by adding up the facts, that tactic (below) is the fix, not simp.
+    if unlisted and plain and named and not linear_closer and not _mentions(later, named.group(1)):
         # A hypothesis rewrites the goal but simp was not given it, and no later step uses it:
         # listing it, not removing simp, is the fix.
         return one(line, unlisted.replace("{line}", str(line)))
