@@ -1310,17 +1310,10 @@ def _argument_by_omega(p: Mismatch, s: Scene) -> str | None:
     """The mismatched term is one argument of a larger term (`⟨n, hn⟩`, `hP 3 h2`): the rest
     of the term is right, so only that argument is replaced, by `by omega` proving what the
     position needs."""
-    source = s.text.line(s.line).split("--", 1)[0]
     term = " ".join(p.term.split())
-    if not re.fullmatch(r"[\w'₀-₉.]+", term):
+    fixed = _replaced_argument(p, s, "(by omega)")
+    if fixed is None:
         return None
-    found = list(re.finditer(rf"(?<![\w.']){re.escape(term)}(?![\w'])", source))
-    code = source.strip().lstrip("·").strip()
-    whole = re.fullmatch(rf"(?:exact|apply|refine)\s+{re.escape(term)}", code)
-    if len(found) != 1 or whole:
-        return None
-    at = found[0]
-    fixed = (source[: at.start()] + "(by omega)" + source[at.end() :]).strip().lstrip("·").strip()
     fixed = re.sub(r"([⟨,]\s*)\(by omega\)(\s*⟩)", r"\1by omega\2", fixed)
     return (
         f"Do write `{shorten(fixed, 40)}` on line {s.line}: `{term}` proves "

@@ -285,6 +285,18 @@ def _held_to_all_right(path: Path, n: int) -> None:
             assert s.text.startswith(("Do", "Don't")) and 10 <= len(s.text.split()) <= 50
 
 
+def _held_with_open(path: Path, open_ids: set[str]) -> None:
+    """Every case of the set right, except `open_ids`, which are "I don't know" (never wrong)."""
+    cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    assert len(cases) == 60
+    for e in cases:
+        feedback = coach_for(e).advise(
+            e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
+        )
+        verdict = judge(e, [s.text for s in feedback.suggestions])
+        assert verdict == ("idk" if e["id"] in open_ids else "right"), (e["id"], verdict)
+
+
 def test_set_e_is_tuning_data_now_and_held_to_the_bar_it_reached() -> None:
     """Set E was measured once unseen (43/60 right, 0 wrong, 17 I don't know); its misses were
     then read to find the general rules they lacked (each tested on a mistake written for it,
@@ -343,14 +355,7 @@ def test_set_g_is_tuning_data_now_and_held_to_the_bar_it_reached() -> None:
     """Set G (40 core, 20 Mathlib) was measured once unseen (47/60 right, 0 wrong, 13 I don't
     know); read the same way (tests/tutor/coach/test_round_six.py), the coach reached 59/60
     right with no wrong advice on it, the bar it is now held to: in-sample."""
-    cases = [json.loads(line) for line in FRESH6.read_text().splitlines() if line.strip()]
-    assert len(cases) == 60
-    for e in cases:
-        feedback = coach_for(e).advise(
-            e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
-        )
-        verdict = judge(e, [s.text for s in feedback.suggestions])
-        assert verdict == ("idk" if e["id"] in SET_G_OPEN else "right"), (e["id"], verdict)
+    _held_with_open(FRESH6, SET_G_OPEN)
 
 
 FRESH8 = ROOT / "bench/data/coach_fresh8.jsonl"
@@ -371,14 +376,7 @@ def test_set_i_is_tuning_data_now_and_held_to_the_bar_it_reached() -> None:
 def test_set_j_is_tuning_data_now_and_held_to_the_bar_it_reached() -> None:
     """Set J (20 core, 40 Mathlib) was measured once unseen (37/60 right, 0 wrong, 23 I don't
     know); read the same way, the coach reached 57/60 right with no wrong advice: in-sample."""
-    cases = [json.loads(line) for line in FRESH9.read_text().splitlines() if line.strip()]
-    assert len(cases) == 60
-    for e in cases:
-        feedback = coach_for(e).advise(
-            e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
-        )
-        verdict = judge(e, [s.text for s in feedback.suggestions])
-        assert verdict == ("idk" if e["id"] in SET_J_OPEN else "right"), (e["id"], verdict)
+    _held_with_open(FRESH9, SET_J_OPEN)
 
 
 FRESH10 = ROOT / "bench/data/coach_fresh10.jsonl"
@@ -398,14 +396,7 @@ def test_sets_k_and_l_are_tuning_data_now_and_held_to_the_bar_they_reached() -> 
     """Sets K and L were measured once unseen (51/60 and 52/60 right, 0 wrong); read the same
     way, the coach reached 59/60 and 57/60 right with no wrong advice: in-sample."""
     for path in (FRESH10, FRESH11):
-        cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        assert len(cases) == 60
-        for e in cases:
-            feedback = coach_for(e).advise(
-                e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
-            )
-            verdict = judge(e, [s.text for s in feedback.suggestions])
-            assert verdict == ("idk" if e["id"] in SETS_K_L_OPEN else "right"), (e["id"], verdict)
+        _held_with_open(path, SETS_K_L_OPEN)
 
 
 FRESH12 = ROOT / "bench/data/coach_fresh12.jsonl"
@@ -432,11 +423,4 @@ def test_sets_m_and_n_are_tuning_data_now_and_held_to_the_bar_they_reached() -> 
     """Sets M and N were measured once unseen (52/60 right each; M 2 wrong, N 0); read the
     same way, the coach reached 57/60 and 55/60 right with no wrong advice: in-sample."""
     for path in (FRESH12, FRESH13):
-        cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        assert len(cases) == 60
-        for e in cases:
-            feedback = coach_for(e).advise(
-                e["problem"], e["attempt"], [to_diagnostic(m) for m in e["messages"]]
-            )
-            verdict = judge(e, [s.text for s in feedback.suggestions])
-            assert verdict == ("idk" if e["id"] in SETS_M_N_OPEN else "right"), (e["id"], verdict)
+        _held_with_open(path, SETS_M_N_OPEN)

@@ -106,6 +106,11 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     )
 
 
+def _rule_step(ctx: Context, line: int) -> re.Match[str] | None:
+    """The `rw [rule]` step (one rule, not `at`) written on `line`, comments left out."""
+    return _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+
+
 _ONE_RULE = re.compile(r"\b(rw|rewrite|rwa)\s*\[([^\[\],]+)\](?!\s*at\b)")
 
 
@@ -113,7 +118,7 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
     """`rw [min_eq_right h]` where its left side is not in the goal but `min_eq_left h`'s is:
     the relative of the written lemma whose premise the same hypothesis proves
     (tutor/coach/lemmas.py)."""
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     words = step.group(2).split() if step else []
     if len(words) < 2 or not any(w == words[0] for w in (x.name for x in lemmas.LEMMAS)):
         return None
@@ -130,7 +135,7 @@ def _relative_rewrite(line: int, goal: Goal, ctx: Context) -> Advice | None:
 
 
 def _written_on(ctx: Context, line: int) -> tuple[bool, str] | None:
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     if step is None:
         return None
     rule = step.group(2).strip()
@@ -158,7 +163,7 @@ def _other_rule_closes(line: int, written: tuple[bool, str] | None, goal: Goal) 
 def _another_rewrite_first(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
     """`rw [h2]` (`h2 : y = 3`) on `x = 6` with `h1 : x = 2 * y`: `y` appears only once `h1`
     has replaced `x`, so rewrite with `h1` first (or use `h2` inside `h1`)."""
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     if step is None or "," in step.group(2):
         return None
     rule = step.group(2).strip()
@@ -202,7 +207,7 @@ def _through_a_composition(line: int, goal: Goal, ctx: Context) -> Advice | None
     which `Function.comp_apply` does (Mathlib; `simp` uses it on its own)."""
     if "∘" not in goal.target or not ctx.mathlib:
         return None
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     rule = step.group(2).strip() if step else "h"
     return Advice(
         line,
@@ -227,7 +232,7 @@ def _hidden_inside(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice 
         rf"\((?:[^()]*(?<![\w.']){re.escape(name)}(?![\w'])[^()]*)\)\.{re.escape(attribute)}\b",
         goal.target,
     )
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     if inside is None or step is None:
         return None
     return Advice(
@@ -257,7 +262,7 @@ def _premise_for_the_goals_term(line: int, goal: Goal, ctx: Context) -> Advice |
     """`rw [abs_of_nonneg h0]` (`h0 : 0 ≤ x`) on a goal about `|x - 1|`: the lemma's left side
     is in the goal at another term, so the premise it needs is about that term (`0 ≤ x - 1`);
     name the fact that states it, or the tactic that proves it from the facts."""
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     words = step.group(2).split() if step else []
     lemma = next((x for x in lemmas.available(ctx.mathlib) if words and x.name == words[0]), None)
     if lemma is None or len(words) != 2 or len(lemma.premises) != 1 or lemma.args:
@@ -297,7 +302,7 @@ def _other_value(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | 
     """`rw [hf 3]` with `hf : ∀ n, f n = n + 1` on a goal about `f 2`: the ∀ hypothesis was
     instantiated at a value the goal does not have; the goal's own value makes the pattern
     occur."""
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     words = step.group(2).split() if step else []
     if len(words) != 2 or words[0].startswith(("←", "<-")):
         return None
@@ -325,7 +330,7 @@ def _meant_for_hypothesis(line: int, pattern: str, goal: Goal, ctx: Context) -> 
     """`rw [Nat.add_zero]` on a goal without `?n + 0` while `h` has `n + 0`: the rewrite was
     meant for `h`, and `rw` without `at` rewrites only the goal. Said for a step with one rule
     and one hypothesis holding the pattern (with more rules, the others did rewrite the goal)."""
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0])
+    step = _rule_step(ctx, line)
     if step is None:
         return None
     rule = step.group(2).strip().removeprefix("←").removeprefix("<-").strip()
@@ -428,9 +433,7 @@ def _sum_not_peeled(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice
     larger = rf"Finset\.range\s+\(\s*{re.escape(inner)}\s*\+\s*1\s*\)"
     if not re.search(larger, goal.target):
         return None
-    step = _ONE_RULE.search(ctx.text.line(line).split("--", 1)[0]) or re.search(
-        r"\b(rw|rewrite)\s*\[([^\]]+)\]", ctx.text.line(line)
-    )
+    step = _rule_step(ctx, line) or re.search(r"\b(rw|rewrite)\s*\[([^\]]+)\]", ctx.text.line(line))
     rules = [r.strip() for r in step.group(2).split(",")] if step else []
     rest = [r for r in rules if r != "Finset.sum_range_succ"]
     fixed = f"rw [{', '.join(['Finset.sum_range_succ', *rest])}]" if rest else None
