@@ -409,6 +409,23 @@ def substitution_step(goal: Goal, mathlib: bool) -> str | None:
     return None
 
 
+def _rewrite_first(goal: Goal, mathlib: bool) -> str | None:
+    """`rw [hf]` first when a hypothesis (`hf : ∀ x, f x = 2 * x`) rewrites the goal into one a
+    library lemma states (`Even (2 * n)`, `even_two_mul n`)."""
+    facts = [(n, t) for n, t in goal.named_facts() if "✝" not in n]
+    for found in rewrites(facts, goal.target):
+        if found.substitution:
+            continue
+        target = re.sub(r"\(\(([^()]*)\)\)", r"(\1)", found.target)  # `((2 * n))`
+        stated = lemmas.instances(target, facts, mathlib)
+        if stated:
+            return (
+                f"rewrite with `rw [{found.name}]` first: the goal becomes "
+                f"`{shorten(target, 24)}`, which `exact {stated[0]}` then closes"
+            )
+    return None
+
+
 def next_step(goal: Goal, mathlib: bool) -> str:
     """An imperative phrase naming a tactic that fits the goal's shape."""
     matched = hypothesis_match(goal)
@@ -424,6 +441,9 @@ def next_step(goal: Goal, mathlib: bool) -> str:
     if stated and _follows_linearly(goal, _domain_name(goal)) is not True:
         # A lemma only where adding up the facts (omega, linarith) does not already do it.
         return f"close it with `exact {stated[0]}`: that library lemma states exactly this goal"
+    rewritten = _rewrite_first(goal, mathlib)
+    if rewritten:
+        return rewritten
     split = split_target(goal.target)
     shape = split.shape
     if shape is Shape.AND:

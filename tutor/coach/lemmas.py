@@ -103,6 +103,10 @@ LEMMAS = (
     Lemma("Nat.odd_iff.mpr", (), ("?n % 2 = 1",), "Odd ?n"),
     Lemma("Nat.even_iff.mp", (), ("Even ?n",), "?n % 2 = 0"),
     Lemma("Nat.even_iff.mpr", (), ("?n % 2 = 0",), "Even ?n"),
+    # Mathlib/Algebra/Group/Even.lean `even_two_mul (a : α) : Even (2 * a)`;
+    # Mathlib/Algebra/Ring/Parity.lean `odd_two_mul_add_one (a : α) : Odd (2 * a + 1)`
+    Lemma("even_two_mul", ("?a",), (), "Even (2 * ?a)"),
+    Lemma("odd_two_mul_add_one", ("?a",), (), "Odd (2 * ?a + 1)"),
     Lemma("Finset.card_range", ("?n",), (), "(Finset.range ?n).card = ?n"),
     Lemma("Nat.le_add_right", ("?n", "?k"), (), "?n ≤ ?n + ?k", mathlib=False),
     Lemma("Nat.le_add_left", ("?n", "?m"), (), "?n ≤ ?m + ?n", mathlib=False),

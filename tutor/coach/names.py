@@ -250,6 +250,8 @@ MATHLIB_LEMMAS = [
     "Nat.odd_iff.mpr",
     "Nat.even_iff.mp",
     "Nat.even_iff.mpr",
+    "even_two_mul",
+    "odd_two_mul_add_one",
 ]
 
 TACTICS = [

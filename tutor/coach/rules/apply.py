@@ -228,11 +228,19 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
             goal.target, facts + [f for f in expanded(facts) if "." in f[0]], applied
         )
         if better is not None:
-            name, term = better
-            then = f" (all of it: `exact {term}`)" if term != name else ""
+            name, head, term = better
+            if applied.split()[0] == name and head != name:
+                # The same hypothesis at another value (`h b` where the goal needs `h a`).
+                return one(
+                    line,
+                    f"Do write `apply {head}` on line {line}: `{shorten(applied, 20)}` concludes "
+                    f"`{shorten(conclusion, 24)}`, while `{head}` concludes the goal "
+                    f"`{shorten(goal.target, 24)}`; its premise is then what is left to prove.",
+                )
+            then = f" (all of it: `exact {term}`)" if term != head else ""
             return one(
                 line,
-                f"Do use `apply {name}` on line {line} instead{then}: the conclusion of "
+                f"Do use `apply {head}` on line {line} instead{then}: the conclusion of "
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
@@ -537,10 +545,13 @@ def _by_arithmetic(line: int, goal: Goal, scene: fixes.Scene, ctx: Context) -> A
     )
 
 
-def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tuple[str, str] | None:
-    """(name, term) of a hypothesis other than `applied` whose conclusion (after its premises)
-    is exactly `target`; the term applies it to proofs of its premises when the facts give
-    them, else it is the name alone (its premises become the new goals)."""
+def _concluding(
+    target: str, facts: list[tuple[str, str]], applied: str
+) -> tuple[str, str, str] | None:
+    """(name, head, term) of a hypothesis other than `applied` whose conclusion (after its
+    premises) is exactly `target`: the head is it at the values the goal needs (`h a`), the
+    term applies that to proofs of its premises when the facts give them, else it is the head
+    alone (its premises become the new goals)."""
     for name, typ in facts:
         if name in (applied, "_") or "✝" in name or not typ:
             continue
@@ -559,11 +570,11 @@ def _concluding(target: str, facts: list[tuple[str, str]], applied: str) -> tupl
         if not same(conclusion, target):
             continue
         if not premises:
-            return name, name  # the hypothesis is the goal itself
+            return name, head, head  # the hypothesis (at those values) is the goal itself
         proofs = [proofs_of(premise, facts) for premise in premises]
         if all(proofs):
-            return name, " ".join([head, *(as_argument(p[0]) for p in proofs)])
-        return name, head if head != name else name
+            return name, head, " ".join([head, *(as_argument(p[0]) for p in proofs)])
+        return name, head, head
     return None
 
 

@@ -39,6 +39,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
     goals = parse_goals(d.goal) if d.goal else parse_goals(_after_pattern(d.message))
     written = _rule_at(ctx, d)
     if pattern and goals:
+        stale = _successor_already_plus_one(line, pattern, goals[0], ctx)
+        if stale:
+            return [stale]
         closing = _other_rule_closes(line, written or _written_on(ctx, line), goals[0])
         if closing:
             return [closing]
@@ -103,6 +106,32 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check that {shown} appears literally in the goal before `rw` on line {line}: "
         "rw only rewrites exact matches. Use `rw [← h]` for the other direction, "
         "`simp only [h]`, or `rw [h] at h'` for a hypothesis.",
+    )
+
+
+_SUCCESSOR = re.compile(r"(?:Nat\.)?succ\s+\S+|\S+\.succ")
+
+
+def _successor_already_plus_one(line: int, pattern: str, goal: Goal, ctx: Context) -> Advice | None:
+    """`rw [Nat.succ_eq_add_one]` in an induction step Lean already shows as `k + 1` (as the
+    goal printed in the message says): nothing to rewrite, the step is to be removed."""
+    if not _SUCCESSOR.fullmatch(pattern.strip()) or "succ" in goal.target:
+        return None
+    if "+ 1" not in goal.target:
+        return None
+    step = re.search(r"\b(?:rw|rewrite|rwa)\s*\[([^\[\]]+)\]", ctx.text.line(line))
+    rules = [r.strip() for r in step.group(1).split(",")] if step else []
+    stale = [r for r in rules if "succ" in r]
+    what = (
+        f"remove `{stale[0]}` from the rules on line {line}"
+        if len(rules) > 1 and len(stale) == 1
+        else f"delete the `rw` on line {line}"
+    )
+    return Advice(
+        line,
+        f"Do {what}: the goal already writes the successor as `+ 1` "
+        f"(`{shorten(goal.target, 40)}`), so there is no `succ` left to rewrite; go on with "
+        "the next step.",
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tutor.coach import evidence, families, fixes, lemmas, linear
-from tutor.coach.context import facts_in_scope, proofs_of, same, traced_goal
+from tutor.coach.context import facts_in_scope, instantiate, nat_value, proofs_of, same, traced_goal
 from tutor.coach.goals import (
     Shape,
     Split,
@@ -681,7 +681,9 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
         return _wrong_instances(parts, d, ctx, words, earlier)
     written, meant = found
     goal = traced_goal(ctx.statement, ctx.text, d.line)
-    if goal is not None and meant not in " ".join(goal.split()):
+    about_goal = goal is not None and meant in " ".join(goal.split())
+    concludes = goal is not None and _concludes_at(ctx, d.line, words[0], meant, goal)
+    if goal is not None and not about_goal and not concludes:
         return None  # the goal is not about the value meant: no evidence for it
     fixed = list(words)
     fixed[words.index(written, 1)] = meant if _TOKEN.fullmatch(meant) else f"({meant})"
@@ -689,13 +691,36 @@ def _wrong_instance(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | No
     step = " ".join(fixed)
     if parts.application in source:
         step = source.replace(parts.application, step).strip().lstrip("·").strip()
-    about = f" and the goal is about `{meant}`" if goal is not None else ""
+    about = f" and the goal is about `{meant}`" if about_goal else ""
+    if concludes and not about_goal:
+        about = f", and at `{meant}` it concludes the goal `{shorten(goal or '', 20)}`"
     return Advice(
         d.line,
         f"Do write `{shorten(step, 40)}` on line {d.line}: instantiate `{words[0]}` at "
         f"`{meant}`, not `{written}`, since `{parts.term.strip()}` proves "
         f"`{shorten(parts.has, 20)}`{about}.",
     )
+
+
+def _concludes_at(ctx: Context, line: int, function: str, value: str, goal: str) -> bool:
+    """`step : ∀ n, P n → P (n + 1)` at `0` concludes `P (0 + 1)`, which is the goal `P 1`:
+    closed numerals inside parentheses compare by their value, as Lean's `decide` sees them."""
+    typ = dict(facts_in_scope(ctx.statement, ctx.text, line)).get(function)
+    body = instantiate(typ, [value]) if typ else ""
+    if not body or body.startswith("∀"):
+        return False
+    conclusion = _closed_folded(re.split(r"\s→\s", body)[-1])
+    return same(conclusion, _closed_folded(goal))
+
+
+def _closed_folded(text: str) -> str:
+    """`P (0 + 1)` as `P 1`: each parenthesised closed ℕ expression by its value."""
+
+    def value(match: re.Match[str]) -> str:
+        found = nat_value(match.group(1))
+        return match.group(0) if found is None else str(found)
+
+    return re.sub(r"\(([\d\s+*^%/-]+)\)", value, text)
 
 
 def _wrong_instances(
@@ -781,6 +806,9 @@ def _other_side_of_or(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | 
     the other side of the ∨ was meant (`left`)."""
     number = d.line
     code = ctx.text.line(number).split("--", 1)[0]
+    injected = re.fullmatch(r"Or\.in([lr])\s+\S+", (parts.application or "").strip())
+    if injected:
+        return _other_injection(parts, d, ctx, "left" if injected.group(1) == "l" else "right")
     chosen = _SIDE.search(code.split("exact", 1)[0]) if "exact" in code else None
     if chosen is None and number > 1:
         number -= 1
@@ -805,6 +833,57 @@ def _other_side_of_or(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | 
         f"proves `{shorten(has, 16)}`, the {other} side of `{shorten(goal or '', 24)}`, and "
         f"`{side}` chose the {side} side.",
     )
+
+
+def _other_injection(parts: Mismatch, d: Diagnostic, ctx: Context, side: str) -> Advice | None:
+    """`Or.inr h` where `h : b ≥ a` proves the ∨'s left side `a ≤ b` (`≥` is the flipped `≤`):
+    `Or.inl h` was meant."""
+    goal = _goal_in_branch(ctx, d.line)
+    split = split_target(goal) if goal else None
+    if split is None or split.shape is not Shape.OR:
+        return None
+    other, other_part, this_part = (
+        ("left", split.left, split.right) if side == "right" else ("right", split.right, split.left)
+    )
+    has = strip_sort(parts.has)
+    if not same(has, other_part) or same(has, this_part):
+        return None
+    meant = "Or.inl" if other == "left" else "Or.inr"
+    term = parts.term.strip()
+    step = f"{meant} {term}"
+    source = ctx.text.line(d.line).split("--", 1)[0]
+    application = (parts.application or "").strip()
+    if application and application in source:
+        step = source.replace(application, step).strip().lstrip("·").strip()
+        step = re.sub(r"^\|.*?=>\s*", "", step)  # the alternative's own step
+    return Advice(
+        d.line,
+        f"Do write `{shorten(step, 40)}` on line {d.line}: `{shorten(term, 16)}` proves "
+        f"`{shorten(has, 16)}`, which is the {other} side `{shorten(other_part, 16)}` of "
+        f"`{shorten(goal or '', 28)}`, not the {side} side.",
+    )
+
+
+def _goal_in_branch(ctx: Context, line: int) -> str | None:
+    """The goal at `line`, also inside an alternative of `cases`/`rcases` on a proof: taking a
+    proof apart leaves the goal as it was unless the goal mentions what is taken apart."""
+    goal = traced_goal(ctx.statement, ctx.text, line)
+    if goal is not None:
+        return goal
+    for number in range(line, 0, -1):
+        split = re.match(
+            r"^\s*(?:·\s*)?(?:cases|rcases|obtain|match)\s+(.+?)\s+with\b",
+            ctx.text.line(number).split("--", 1)[0],
+        )
+        if split is None:
+            continue
+        before = traced_goal(ctx.statement, ctx.text, number)
+        taken = re.match(r"[\w'₀-₉]+", split.group(1).strip())
+        head = taken.group(0) if taken else ""
+        if before is None or head in re.findall(r"[\w'₀-₉]+", before):
+            return None  # `cases n` on a goal about `n`: each branch has its own goal
+        return before
+    return None
 
 
 def _mirrored_lemma(parts: Mismatch, d: Diagnostic, ctx: Context) -> Advice | None:

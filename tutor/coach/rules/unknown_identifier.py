@@ -382,14 +382,21 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
     near = [n for n in pool if damerau_levenshtein(name.lower(), n.lower()) <= 1 and n != name]
     same_letters = [n for n in near if sorted(n) == sorted(name)]
     near = same_letters if len(same_letters) == 1 else near
-    if len(near) == 1 and len(name) > 1 and _fits_where_used(ctx, name, near[0], scope, line):
+    # A one-letter name is one edit from every two-letter one: only the statement the
+    # position needs picks one of them.
+    fitting = _fitting_the_slot(ctx, name, line, near, scope)
+    near = fitting if len(fitting) == 1 or len(name) == 1 else near
+    if len(near) == 1 and _fits_where_used(ctx, name, near[0], scope, line):
         code = ctx.text.line(line).split("--", 1)[0].strip()
         fixed = re.sub(rf"(?<![\w.']){re.escape(name)}(?![\w'])", near[0], code)
         step = f"write `{fixed}`" if len(fixed) <= 40 else f"replace `{name}` with `{near[0]}`"
-        return (
-            f"Do {step} on line {line}: nothing named `{name}` is in scope there, and "
-            f"`{near[0]}` is the one name in scope spelled almost the same."
+        why = (
+            f"`{near[0]}` is spelled almost the same and proves `{shorten(dict(scope)[near[0]], 24)}`, "
+            "what this position needs"
+            if fitting == near
+            else f"`{near[0]}` is the one name in scope spelled almost the same"
         )
+        return f"Do {step} on line {line}: nothing named `{name}` is in scope there, and {why}."
     taken_apart = _only_fact_to_take_apart(ctx, name, line, scope)
     if taken_apart is not None:
         return taken_apart
@@ -402,6 +409,37 @@ def _local_name_advice(ctx: Context, name: str, line: int) -> str:
         f"Do bind `{name}` before you use it on line {line}, or use a name that is in scope: "
         f"nothing named `{name}` was introduced (by `intro`, a pattern or `have`).{listed}"
     )
+
+
+def _slot_type(ctx: Context, name: str, line: int) -> str | None:
+    """The statement the unknown name must prove where it is written: the goal on `exact name`,
+    a half of an ∧ goal in `exact ⟨a, name⟩`, a side of an ∨ goal in `Or.inl name`."""
+    code = ctx.text.line(line).split("--", 1)[0].strip().lstrip("·").strip()
+    goal = goal_at(ctx, line)
+    if goal is None:
+        return None
+    if code == f"exact {name}":
+        return goal
+    split = split_target(goal)
+    pair = re.fullmatch(r"exact\s*⟨\s*([\w'₀-₉]+)\s*,\s*([\w'₀-₉]+)\s*⟩", code)
+    if pair and split.shape is Shape.AND and name in pair.groups():
+        return split.left if pair.group(1) == name else split.right
+    side = re.fullmatch(rf"exact\s+Or\.in([lr])\s+{re.escape(name)}", code)
+    if side and split.shape is Shape.OR:
+        return split.left if side.group(1) == "l" else split.right
+    return None
+
+
+def _fitting_the_slot(
+    ctx: Context, name: str, line: int, near: list[str], scope: list[tuple[str, str]]
+) -> list[str]:
+    """Of several names one edit from the unknown one (`hp`, `hq` for `h`), those whose
+    statement is what the position needs; [] when the position's statement is not known."""
+    wanted = _slot_type(ctx, name, line)
+    if wanted is None:
+        return []
+    types = dict(scope)
+    return [n for n in near if types.get(n) and same(types[n], wanted)]
 
 
 def _argument_of_a_hypothesis(
