@@ -71,6 +71,8 @@ CORE_LEMMAS = [
     "Nat.sub_zero",
     "Nat.zero_le",
     "Nat.not_succ_le_self",
+    "Nat.not_lt",
+    "Nat.not_le",
     "Nat.mul_le_mul_left",
     "Nat.le_max_left",
     "Nat.le_max_right",
@@ -252,6 +254,12 @@ MATHLIB_LEMMAS = [
     "Nat.even_iff.mpr",
     "even_two_mul",
     "odd_two_mul_add_one",
+    "Nat.not_even_iff_odd",
+    "Nat.not_odd_iff_even",
+    "Int.not_even_iff_odd",
+    "Int.not_odd_iff_even",
+    "not_lt",
+    "not_le",
 ]
 
 TACTICS = [

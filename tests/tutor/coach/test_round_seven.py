@@ -132,3 +132,30 @@ def test_a_successor_pattern_on_a_goal_without_plus_one_is_not_called_stale() ->
     )
     text = coach(attempt, lean(2, 6, message))
     assert "delete the `rw`" not in text
+
+
+def test_apply_on_a_negated_goal_that_is_the_conclusion_said_another_way() -> None:
+    context = "m : ℕ\nhm : Even m\nhsq : Even m → Even (m * m)"
+    message = unify("hsq", "Even (m * m)", "¬Odd (m * m)", "Even m → Even (m * m)", context)
+    attempt = (
+        "theorem t (m : ℕ) (hm : Even m) (hsq : Even m → Even (m * m)) : ¬Odd (m * m) := by\n"
+        "  apply hsq"
+    )
+    text = coach(attempt, lean(2, 2, message), mathlib=True)
+    assert "`rw [Nat.not_odd_iff_even]`" in text and "`exact hsq hm`" in text
+
+
+def test_a_negated_order_goal_names_core_s_lemma_without_mathlib() -> None:
+    context = "a b : Nat\nh : b ≤ a"
+    message = unify("h", "b ≤ a", "¬a < b", "b ≤ a", context)
+    attempt = "theorem t (a b : Nat) (h : b ≤ a) : ¬a < b := by\n  apply h"
+    text = coach(attempt, lean(2, 2, message))
+    assert "`rw [Nat.not_lt]`" in text and "then `exact h`" in text
+
+
+def test_parity_restated_is_not_offered_in_a_course_without_mathlib() -> None:
+    context = "n : Nat\nh : Odd n"
+    message = unify("h", "Odd n", "¬Even n", "Odd n", context)
+    attempt = "theorem t (n : Nat) (h : Odd n) : ¬Even n := by\n  apply h"
+    text = coach(attempt, lean(2, 2, message))
+    assert "not_even_iff_odd" not in text

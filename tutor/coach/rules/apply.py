@@ -7,6 +7,7 @@ import re
 from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.advice import binder_names, forall_instance, next_step
 from tutor.coach.context import as_argument, expanded, instantiate, proofs_of, same
+from tutor.coach.hypotheses import match_pattern
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -244,6 +245,9 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
                 f"`{shorten(applied or 'the term', 20)}` is `{shorten(conclusion, 24)}`, not the "
                 f"goal `{shorten(goal.target, 24)}`, and `{name}` concludes exactly the goal.",
             )
+        restated = _goal_restated(line, applied, conclusion, goal, facts, ctx.mathlib)
+        if restated is not None:
+            return [restated]
         part = _conjunction_part(line, applied, conclusion, goal.target, facts)
         if part is not None:
             return [part]
@@ -292,6 +296,68 @@ def advise(d: Diagnostic, ctx: Context) -> list[Advice]:
         f"Do check that the conclusion of the lemma on line {line} matches the goal: apply "
         "could not unify them. Find a lemma whose conclusion is the goal, with `exact?`.",
     )
+
+
+# A negated goal and the statement it is equivalent to, with the library's name for the ↔
+# per number type (None: not in that library). Core: Nat.not_lt / Nat.not_le
+# (Init/Data/Nat/Basic.lean); Mathlib: Nat.not_even_iff_odd, Nat.not_odd_iff_even
+# (Mathlib/Algebra/Group/Nat/Even.lean), Int.* (Mathlib/Algebra/Group/Int/Even.lean), not_lt /
+# not_le (Mathlib/Order/Defs/LinearOrder.lean).
+_RESTATED = (
+    ("¬Even ?n", "Odd ?n", {"ℕ": "Nat.not_even_iff_odd", "ℤ": "Int.not_even_iff_odd"}, True),
+    ("¬Odd ?n", "Even ?n", {"ℕ": "Nat.not_odd_iff_even", "ℤ": "Int.not_odd_iff_even"}, True),
+    ("¬?a < ?b", "?b ≤ ?a", {"ℕ": "Nat.not_lt", "ℤ": "not_lt", "ℝ": "not_lt"}, False),
+    ("¬?a ≤ ?b", "?b < ?a", {"ℕ": "Nat.not_le", "ℤ": "not_le", "ℝ": "not_le"}, False),
+)
+
+
+def _goal_restated(
+    line: int,
+    applied: str,
+    conclusion: str,
+    goal: Goal,
+    facts: list[tuple[str, str]],
+    mathlib: bool,
+) -> Advice | None:
+    """`apply h2` with `h2 : Odd n → Odd (n ^ 2)` on the goal `¬Even (n ^ 2)`: the goal is
+    the conclusion said another way; rewrite it with the library's ↔ first."""
+    target = " ".join(goal.target.split()).replace("¬ ", "¬")
+    for negated, positive, names, needs_mathlib in _RESTATED:
+        bound = match_pattern(negated, target)
+        if bound is None or needs_mathlib and not mathlib:
+            continue
+        restated = re.sub(r"\?\w+", lambda m: bound.get(m.group(0), m.group(0)), positive)
+        if not same(restated, conclusion):
+            continue
+        domain = evidence.domain_of_text(target, goal.variable_types())
+        kind = {evidence.NAT: "ℕ", evidence.INT: "ℤ"}.get(domain, "ℝ")
+        name = names.get(kind)
+        if name is None or (not mathlib and not name.startswith("Nat.")):
+            return None
+        premises = _premises(facts, applied)
+        proofs = [proofs_of(p, facts) for p in premises]
+        then = (
+            f"`exact {' '.join([applied, *(as_argument(p[0]) for p in proofs)])}`"
+            if all(proofs)
+            else f"`apply {applied}`"
+        )
+        return Advice(
+            line,
+            f"Do write `rw [{name}]` before line {line}, then {then}: the goal "
+            f"`{shorten(goal.target, 24)}` says `{shorten(restated, 24)}`, the conclusion of "
+            f"`{shorten(applied, 16)}`, another way.",
+        )
+    return None
+
+
+def _premises(facts: list[tuple[str, str]], applied: str) -> list[str]:
+    """The premises of the fact named `applied` (`p` and `q` of `p → q → r`)."""
+    typ = dict(facts).get(applied, "")
+    premises = []
+    while (split := split_target(typ)).shape is Shape.IMPLIES:
+        premises.append(split.left)
+        typ = split.right
+    return premises
 
 
 def _instance(conclusion: str, target: str) -> str | None:
