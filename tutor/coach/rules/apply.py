@@ -7,7 +7,6 @@ import re
 from tutor.coach import evidence, families, fixes, linear
 from tutor.coach.advice import binder_names, forall_instance, next_step
 from tutor.coach.context import as_argument, expanded, instantiate, proofs_of, same
-from tutor.coach.hypotheses import match_pattern
 from tutor.coach.goals import (
     Goal,
     Shape,
@@ -15,6 +14,7 @@ from tutor.coach.goals import (
     shorten,
     split_target,
 )
+from tutor.coach.hypotheses import match_pattern
 from tutor.coach.rules.base import (
     Advice,
     Context,
@@ -326,7 +326,7 @@ def _goal_restated(
         bound = match_pattern(negated, target)
         if bound is None or needs_mathlib and not mathlib:
             continue
-        restated = re.sub(r"\?\w+", lambda m: bound.get(m.group(0), m.group(0)), positive)
+        restated = _filled(positive, bound)
         if not same(restated, conclusion):
             continue
         domain = evidence.domain_of_text(target, goal.variable_types())
@@ -348,6 +348,11 @@ def _goal_restated(
             f"`{shorten(applied, 16)}`, another way.",
         )
     return None
+
+
+def _filled(pattern: str, bound: dict[str, str]) -> str:
+    """`?b ≤ ?a` with `?a`, `?b` bound: the statement they make (compound terms in parentheses)."""
+    return re.sub(r"\?\w+", lambda m: as_argument(bound.get(m.group(0), m.group(0))), pattern)
 
 
 def _premises(facts: list[tuple[str, str]], applied: str) -> list[str]:
