@@ -13,6 +13,7 @@ from tutor.coach.goals import (
     Split,
     shorten,
     split_target,
+    strip_parens,
 )
 from tutor.coach.hypotheses import match_pattern
 from tutor.coach.rules.base import (
@@ -352,7 +353,11 @@ def _goal_restated(
 
 def _filled(pattern: str, bound: dict[str, str]) -> str:
     """`?b ≤ ?a` with `?a`, `?b` bound: the statement they make (compound terms in parentheses)."""
-    return re.sub(r"\?\w+", lambda m: as_argument(bound.get(m.group(0), m.group(0))), pattern)
+    return re.sub(
+        r"\?\w+",
+        lambda m: as_argument(strip_parens(bound.get(m.group(0), m.group(0)))),
+        pattern,
+    )
 
 
 def _premises(facts: list[tuple[str, str]], applied: str) -> list[str]:
