@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tutor.coach.goals import Shape, Split, split_target, strip_parens
+from tutor.coach.hypotheses import match_pattern
 from tutor.coach.source import AttemptText, proof_conclusion, statement_hypotheses
 
 Fact = tuple[str, str]  # (term, its type)
@@ -274,10 +275,50 @@ def _split_pattern(names: list[str], typ: str, facts: list[Fact]) -> None:
 
 def _have(code: str, facts: list[Fact]) -> bool:
     match = re.match(r"^have\s+([\w'₀-₉]+)\s*:\s*(.+?)\s*:=", code)
-    if not match:
+    if match:
+        facts.append((match.group(1), match.group(2)))
+        return True
+    untyped = re.match(r"^have\s+([\w'₀-₉]+)\s*:=\s*(.+?)\s*$", code)
+    if not untyped:
         return False
-    facts.append((match.group(1), match.group(2)))
+    typ = _type_of_term(untyped.group(2), facts)
+    if typ:
+        facts.append((untyped.group(1), typ))
     return True
+
+
+def _type_of_term(term: str, facts: Sequence[Fact]) -> str | None:
+    """What `have h2 := term` states when the term is read off the facts: a half of an ∧
+    (`h.1`, `h.right`), a ∀ at values (`hf 3`), or a library lemma of the coach's table applied
+    to facts (`abs_lt.mp h`); None when not known (nothing is guessed)."""
+    from tutor.coach import lemmas  # the table reads goals only; imported here, not at load
+
+    types = dict(facts)
+    half = re.fullmatch(r"([\w'₀-₉]+)\.(1|2|left|right)", term)
+    if half:
+        split = split_target(types.get(half.group(1), ""))
+        if split.shape is not Shape.AND:
+            return None
+        return split.left if half.group(2) in ("1", "left") else split.right
+    words = term.split()
+    if not words or any(not re.fullmatch(r"[\w'₀-₉.]+", w) for w in words):
+        return None
+    head, args = words[0], words[1:]
+    if head in types:
+        typ = instantiate(types[head], args)
+        return typ or None
+    for lemma in lemmas.LEMMAS:
+        if lemma.name != head or len(args) != len(lemma.args) + len(lemma.premises):
+            continue
+        bound = dict(zip(lemma.args, args, strict=False))
+        for premise, proof in zip(lemma.premises, args[len(lemma.args) :], strict=True):
+            found = match_pattern(lemmas.substituted(premise, bound), types.get(proof, ""))
+            if found is None:
+                return None
+            bound.update(found)
+        conclusion = lemmas.substituted(lemma.conclusion, bound)
+        return None if "?" in conclusion else conclusion
+    return None
 
 
 # ---------------------------------------------------------------------- normal forms

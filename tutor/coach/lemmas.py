@@ -235,5 +235,14 @@ def _stem(name: str) -> str:
     return re.sub(r"_(left|right)$", "", name.split(".")[-1])
 
 
+def substituted(pattern: str, bound: dict[str, str]) -> str:
+    """The pattern with its bound metavariables filled in (`?a` left as it is where unbound)."""
+    return re.sub(
+        r"\?[\w'₀-₉]+",
+        lambda m: _argument(bound[m.group(0)]) if m.group(0) in bound else m.group(0),
+        pattern,
+    )
+
+
 def _substitute(pattern: str, bound: dict[str, str]) -> str:
     return re.sub(r"\?[\w'₀-₉]+", lambda m: _argument(bound.get(m.group(0), m.group(0))), pattern)

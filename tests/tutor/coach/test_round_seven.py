@@ -9,7 +9,7 @@ message in the wording Lean 4 prints, what the advice must say and what it must 
 
 from __future__ import annotations
 
-from tests.tutor.coach.helpers import app_mismatch
+from tests.tutor.coach.helpers import app_mismatch, mismatch
 from tests.tutor.coach.test_round_five import coach, lean, unify
 
 
@@ -159,3 +159,22 @@ def test_parity_restated_is_not_offered_in_a_course_without_mathlib() -> None:
     attempt = "theorem t (n : Nat) (h : Odd n) : ¬Even n := by\n  apply h"
     text = coach(attempt, lean(2, 2, message))
     assert "not_even_iff_odd" not in text
+
+
+def test_a_have_without_a_type_is_read_off_the_lemma_table() -> None:
+    """`have hb := abs_le.mp h` states `-3 ≤ y ∧ y ≤ 3`: its `.1` is the lower bound."""
+    attempt = (
+        "theorem t (y : ℝ) (h : |y| ≤ 3) : y ≤ 3 := by\n  have hb := abs_le.mp h\n  exact hb.1"
+    )
+    text = coach(attempt, lean(3, 2, mismatch("hb.left", "-3 ≤ y", "y ≤ 3")), mathlib=True)
+    assert "hb.2" in text or "hb.right" in text
+
+
+def test_a_have_without_a_type_of_an_instance_and_a_half() -> None:
+    from tutor.coach.context import facts_in_scope
+    from tutor.coach.source import AttemptText
+
+    statement = "theorem t (f : ℕ → ℕ) (hf : ∀ n, f n < n + 1 ∧ 0 < f n) : 0 < f 2 := by"
+    text = AttemptText(f"{statement}\n  have h2 := hf 2\n  have h3 := h2.2\n  exact h3")
+    facts = dict(facts_in_scope(statement, text, 4))
+    assert facts["h2"] == "f 2 < 2 + 1 ∧ 0 < f 2" and facts["h3"] == "0 < f 2"
